@@ -1,0 +1,62 @@
+"""Find a page's character encoding and decode it, as browsers do, without a DOM.
+
+Order (after the HTML standard's encoding sniffing): byte-order mark, HTTP ``charset``, a ``<meta>``
+declaration in the first bytes, then UTF-8 if the bytes are valid UTF-8, else windows-1252.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+
+_META = re.compile(rb"<meta[^>]*?charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:\-]+)", re.I)
+_HEADER = re.compile(r"charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:\-]+)", re.I)
+PRESCAN_BYTES = 4096
+
+# Labels the HTML standard maps elsewhere than Python would.
+_WHATWG = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252",
+           "us-ascii": "cp1252", "iso8859-1": "cp1252", "iso_8859-1": "cp1252",
+           "x-sjis": "shift_jis", "gb2312": "gb18030", "gbk": "gb18030", "utf-16": "utf-8",
+           "utf-16le": "utf-8", "utf-16be": "utf-8", "tis-620": "cp874", "iso-8859-11": "cp874"}
+
+
+def normalise(label: str | None) -> str | None:
+    """A Python codec name for an encoding label, or None if the label is unknown."""
+    if not label:
+        return None
+    label = label.strip().lower()
+    label = _WHATWG.get(label, label)
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def sniff(body: bytes, content_type: str | None) -> tuple[str, str]:
+    """(codec name, where it came from: bom, http, meta, utf8-valid or default)."""
+    if body.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig", "bom"
+    if body.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16", "bom"
+    if body.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16", "bom"
+    if content_type:
+        m = _HEADER.search(content_type)
+        enc = normalise(m.group(1)) if m else None
+        if enc:
+            return enc, "http"
+    m = _META.search(body, 0, PRESCAN_BYTES)
+    if m:
+        enc = normalise(m.group(1).decode("ascii", "replace"))
+        if enc:
+            return enc, "meta"
+    try:
+        body.decode("utf-8")
+        return "utf-8", "utf8-valid"
+    except UnicodeDecodeError:
+        return "cp1252", "default"
+
+
+def decode(body: bytes, content_type: str | None) -> tuple[str, str]:
+    """(text, codec). Undecodable bytes become U+FFFD: a page is never lost to its encoding."""
+    enc, _ = sniff(body, content_type)
+    return body.decode(enc, "replace"), enc

@@ -1,0 +1,150 @@
+"""The effective configuration: the shipped defaults, a user's file over them, then command-line flags.
+
+Validated whole at start-up, naming each bad key and value, so a mistake is refused before any work
+starts rather than discovered on the 400th archive. Its hash goes into every statistics file, so outputs
+made under different settings can be told apart.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from .errors import ConfigError
+
+_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "prefilter_needles", "limits", "output"}
+_TABLE_KEYS = {"limits": {"max_page_bytes"}, "output": {"compresslevel"}}
+
+
+@dataclass(frozen=True)
+class Config:
+    formats: tuple[str, ...]
+    keep_all_predicates: bool
+    prefilter: bool
+    prefilter_needles: dict  # format id -> tuple[bytes, ...]
+    max_page_bytes: int
+    compresslevel: int
+
+    def to_json(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["formats"] = list(self.formats)
+        d["prefilter_needles"] = {k: [n.decode() for n in v] for k, v in sorted(self.prefilter_needles.items())}
+        return d
+
+    @property
+    def hash(self) -> str:
+        blob = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def extractors(self) -> list:
+        """The enabled extractors, each with this configuration's prefilter needles."""
+        from .extractors import EXTRACTORS
+
+        return [dataclasses.replace(EXTRACTORS[f], needles=self.prefilter_needles[f]) for f in self.formats]
+
+
+def _read_toml(path: str | Path, text: str | None = None) -> dict:
+    try:
+        if text is None:
+            text = Path(path).read_text(encoding="utf-8")
+        return tomllib.loads(text)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def default_text() -> str:
+    return resources.files("quadfleet.config").joinpath("quadfleet.toml").read_text(encoding="utf-8")
+
+
+def _merge(base: dict, over: dict, where: str) -> dict:
+    for key in over:
+        if key not in _TOP_KEYS:
+            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS))})")
+    merged = dict(base)
+    for key, value in over.items():
+        if key in _TABLE_KEYS or key == "prefilter_needles":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: [{key}] must be a table")
+            merged[key] = {**base.get(key, {}), **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _validate(raw: dict, where: str) -> Config:
+    from .extractors import EXTRACTORS
+
+    def bad(key: str, why: str) -> ConfigError:
+        return ConfigError(f"{where}: {key}: {why}")
+
+    formats = raw.get("formats")
+    if not isinstance(formats, list) or not formats or not all(isinstance(f, str) for f in formats):
+        raise bad("formats", "must be a non-empty list of format ids")
+    for f in formats:
+        if f not in EXTRACTORS:
+            raise bad("formats", f"unknown format {f!r} (known: {', '.join(EXTRACTORS)})")
+    if len(set(formats)) != len(formats):
+        raise bad("formats", "lists a format twice")
+    for key in ("keep_all_predicates", "prefilter"):
+        if not isinstance(raw.get(key), bool):
+            raise bad(key, f"must be true or false, not {raw.get(key)!r}")
+    needles = {}
+    for f, values in raw.get("prefilter_needles", {}).items():
+        if f not in EXTRACTORS:
+            raise bad(f"prefilter_needles.{f}", "unknown format")
+        if (not isinstance(values, list) or not values
+                or not all(isinstance(v, str) and v and v == v.lower() for v in values)):
+            raise bad(f"prefilter_needles.{f}", "must be a non-empty list of non-empty lower-case strings")
+        needles[f] = tuple(v.encode("utf-8") for v in values)
+    for f in formats:
+        needles.setdefault(f, EXTRACTORS[f].needles)
+    for table, keys in _TABLE_KEYS.items():
+        for key in raw.get(table, {}):
+            if key not in keys:
+                raise bad(f"{table}.{key}", f"unknown key (known: {', '.join(sorted(keys))})")
+    max_page = raw.get("limits", {}).get("max_page_bytes")
+    if not isinstance(max_page, int) or isinstance(max_page, bool) or max_page <= 0:
+        raise bad("limits.max_page_bytes", f"must be a positive integer, not {max_page!r}")
+    level = raw.get("output", {}).get("compresslevel")
+    if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 9:
+        raise bad("output.compresslevel", f"must be an integer from 1 to 9, not {level!r}")
+    return Config(formats=tuple(formats), keep_all_predicates=raw["keep_all_predicates"],
+                  prefilter=raw["prefilter"], prefilter_needles=needles,
+                  max_page_bytes=max_page, compresslevel=level)
+
+
+def load_config(path: str | None = None, *, formats: list[str] | None = None,
+                keep_all_predicates: bool | None = None, prefilter: bool | None = None) -> Config:
+    """Defaults, then the file at ``path`` if given, then the flags that were set."""
+    raw = _read_toml("config/quadfleet.toml (built-in)", default_text())
+    where = "built-in config"
+    if path:
+        raw = _merge(raw, _read_toml(path), str(path))
+        where = str(path)
+    if formats is not None:
+        raw["formats"] = formats
+    if keep_all_predicates is not None:
+        raw["keep_all_predicates"] = keep_all_predicates
+    if prefilter is not None:
+        raw["prefilter"] = prefilter
+    return _validate(raw, where)
+
+
+def config_from_json(d: dict) -> Config:
+    """Rebuild a Config from :meth:`Config.to_json` (how it travels to worker processes and machines)."""
+    return Config(formats=tuple(d["formats"]), keep_all_predicates=d["keep_all_predicates"],
+                  prefilter=d["prefilter"],
+                  prefilter_needles={k: tuple(n.encode() for n in v) for k, v in d["prefilter_needles"].items()},
+                  max_page_bytes=d["max_page_bytes"], compresslevel=d["compresslevel"])

@@ -1,0 +1,17 @@
+"""One exception per failure class, each with a message that names the input and says what is wrong."""
+
+
+class QuadfleetError(Exception):
+    """Base: the CLI prints it as one line, never as a traceback."""
+
+
+class ConfigError(QuadfleetError):
+    """A configuration file or option is invalid: refused before any work starts."""
+
+
+class InputError(QuadfleetError):
+    """An input cannot be found, named or opened."""
+
+
+class ArchiveError(QuadfleetError):
+    """An archive is not a readable WARC/ARC, or breaks off: that archive fails, the others go on."""

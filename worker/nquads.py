@@ -1,0 +1,126 @@
+"""Serialize triples to N-Quads lines that a strict parser accepts.
+
+Every rule of the extraction reference lives here, once, so extractors can stay naive: IRIs are
+percent-encoded where N-Quads forbids a character and dropped if not absolute; literals are escaped;
+language tags normalised or dropped; blank nodes made unique per page and format. A triple with a term
+that cannot be repaired is dropped and counted, never written.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Iterable
+
+from .terms import BNode, IRI, Literal
+
+# Predicates that Web Data Commons drops by default: HTML link-relation noise and RDFa processor output.
+NOISE_NAMESPACES = ("http://www.w3.org/1999/xhtml/vocab#", "http://www.w3.org/ns/rdfa#")
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+# Characters N-Quads' IRIREF forbids (plus DEL and C1 controls, which RFC 3987 forbids too).
+_IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\\x7f-\x9f]|[\ud800-\udfff]')
+_LANG = re.compile(r"[a-z]{1,8}(-[a-z0-9]{1,8})*\Z")
+_LIT_ESCAPES = {
+    '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",
+}
+_LIT_BAD = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]')
+_BNODE_BAD = re.compile(r"[^A-Za-z0-9]")
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+
+
+def _iri_escape(match: re.Match) -> str:
+    ch = match.group()
+    if "\ud800" <= ch <= "\udfff":
+        ch = "\ufffd"
+    return "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
+
+
+def iri(value: str) -> str | None:
+    """``<value>`` with forbidden characters percent-encoded, or None if the IRI is not absolute."""
+    if not _SCHEME.match(value):
+        return None
+    if _IRI_BAD.search(value):
+        value = _IRI_BAD.sub(_iri_escape, value)
+    return f"<{value}>"
+
+
+def _lit_escape(match: re.Match) -> str:
+    ch = match.group()
+    esc = _LIT_ESCAPES.get(ch)
+    if esc is not None:
+        return esc
+    if "\ud800" <= ch <= "\udfff":
+        return "\ufffd"
+    return f"\\u{ord(ch):04X}"
+
+
+def lang_tag(tag: str) -> str | None:
+    tag = tag.strip().replace("_", "-").lower()
+    return tag if _LANG.match(tag) else None
+
+
+def literal(lit: Literal) -> str | None:
+    value = lit.value
+    if _LIT_BAD.search(value):
+        value = _LIT_BAD.sub(_lit_escape, value)
+    if lit.lang:
+        tag = lang_tag(lit.lang)
+        if tag:
+            return f'"{value}"@{tag}'
+    if lit.datatype and lit.datatype != XSD_STRING:
+        dt = iri(lit.datatype)
+        if dt is None:
+            return None
+        return f'"{value}"^^{dt}'
+    return f'"{value}"'
+
+
+def bnode_prefix(record_id: str, format_id: str) -> str:
+    """A short label prefix unique to one page and one format (WDC's ``_:b0`` collided across pages)."""
+    return "b" + hashlib.blake2b(f"{record_id}\0{format_id}".encode(), digest_size=8).hexdigest()
+
+
+class Serializer:
+    """Turns one page's triples of one format into N-Quads lines, counting what it had to drop."""
+
+    __slots__ = ("graph", "prefix", "keep_all", "dropped", "_cache")
+
+    def __init__(self, graph_iri: str, prefix: str, keep_all_predicates: bool = False):
+        self.graph = graph_iri  # already serialized, e.g. "<http://example.com/>"
+        self.prefix = prefix
+        self.keep_all = keep_all_predicates
+        self.dropped = 0
+        self._cache: dict = {}
+
+    def term(self, t) -> str | None:
+        if type(t) is Literal:
+            return literal(t)
+        cached = self._cache.get(t)
+        if cached is not None or t in self._cache:
+            return cached
+        if type(t) is BNode:
+            out = f"_:{self.prefix}x{_BNODE_BAD.sub('', t)}"
+        else:
+            out = iri(t)
+        self._cache[t] = out
+        return out
+
+    def line(self, s, p, o) -> str | None:
+        if type(p) is not IRI or type(s) is Literal:
+            self.dropped += 1
+            return None
+        if not self.keep_all and p.startswith(NOISE_NAMESPACES):
+            return None
+        st, pt, ot = self.term(s), self.term(p), self.term(o)
+        if st is None or pt is None or ot is None:
+            self.dropped += 1
+            return None
+        return f"{st} {pt} {ot} {self.graph} .\n"
+
+    def lines(self, triples: Iterable[tuple]) -> list[str]:
+        out = []
+        for s, p, o in triples:
+            line = self.line(s, p, o)
+            if line is not None:
+                out.append(line)
+        return out

@@ -1,0 +1,73 @@
+"""One HTML page taken from an archive record, with everything derived from it computed lazily, once.
+
+Extractors share a Page: the lower-cased bytes (for prefilter tests), the decoded text, the base IRI and
+the lxml tree are each made at most once, and only if some extractor asks for them. A page that only holds
+JSON-LD never gets a DOM.
+"""
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from . import charset
+
+_BASE = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+_PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True,
+                           no_network=True, recover=True, huge_tree=True)
+
+
+@dataclass(eq=False)
+class Page:
+    url: str
+    body: bytes
+    content_type: str | None = None
+    record_id: str = ""
+    fetch_time: str = ""
+    offset: int | None = None
+    length: int | None = None
+    # Problems an extractor met on this page, by kind ("jsonld-remote-context", ...): counted, not fatal.
+    events: Counter = field(default_factory=Counter)
+
+    @cached_property
+    def lower(self) -> bytes:
+        return self.body.lower()
+
+    @cached_property
+    def _decoded(self) -> tuple[str, str]:
+        return charset.decode(self.body, self.content_type)
+
+    @property
+    def text(self) -> str:
+        return self._decoded[0]
+
+    @property
+    def encoding(self) -> str:
+        return self._decoded[1]
+
+    @cached_property
+    def base(self) -> str:
+        """The document base IRI: the first ``<base href>`` resolved against the page URL."""
+        m = _BASE.search(self.text)
+        if m:
+            href = html.unescape(next(g for g in m.groups() if g is not None)).strip()
+            try:
+                return urljoin(self.url, href)
+            except ValueError:
+                pass
+        return self.url
+
+    @cached_property
+    def tree(self):
+        """The page parsed once by lxml's HTML parser (comments and PIs removed), or None if unparsable."""
+        data = self.text.encode("utf-8", "surrogatepass")
+        try:
+            return etree.fromstring(data, _PARSER)
+        except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+            self.events["html-unparsable"] += 1
+            return None

@@ -1,0 +1,74 @@
+"""One page in, N-Quads lines per format out: prefilter, run the extractors that fired, serialize.
+
+This is the per-page core shared by ``quadfleet page``, local extraction and the fleet worker.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .extractors.base import Extractor
+from .nquads import Serializer, bnode_prefix, iri
+from .page import Page
+from .terms import IRI, RDF_TYPE
+
+
+@dataclass
+class FormatResult:
+    """What one extractor produced for one page."""
+
+    lines: list[str] = field(default_factory=list)
+    typed_entities: int = 0
+    classes: dict[str, int] = field(default_factory=dict)
+    dropped: int = 0  # triples lost to a term that could not be made valid
+    error: str | None = None  # exception class name if the extractor failed on this page
+
+
+def prefilter(page: Page, extractors: list[Extractor]) -> list[Extractor]:
+    """The extractors whose cheap test fires on this page; substring scans first, regex only to confirm."""
+    lower = page.lower
+    fired = []
+    for ex in extractors:
+        for needle in ex.needles:
+            if needle in lower:
+                if ex.confirm is None or ex.confirm.search(lower):
+                    fired.append(ex)
+                break
+    return fired
+
+
+def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bool) -> FormatResult:
+    res = FormatResult()
+    ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.id), keep_all_predicates)
+    seen: dict[str, None] = {}
+    types: dict = {}
+    try:
+        for s, p, o in ex.extract(page):
+            line = ser.line(s, p, o)
+            if line is None or line in seen:
+                continue
+            seen[line] = None
+            if p == RDF_TYPE:
+                types.setdefault(s, set()).add(o if type(o) is IRI else None)
+    except Exception as exc:  # an extractor bug or a pathological page costs this page, this format
+        res.error = type(exc).__name__
+        return res
+    res.lines = list(seen)
+    res.dropped = ser.dropped
+    res.typed_entities = len(types)
+    for classes in types.values():
+        for c in classes:
+            if c is not None:
+                res.classes[c] = res.classes.get(c, 0) + 1
+    return res
+
+
+def extract_page(page: Page, extractors: list[Extractor], keep_all_predicates: bool = False,
+                 fired: list[Extractor] | None = None) -> dict[str, FormatResult]:
+    """Results per format id for the extractors that fired (all given ones if ``fired`` is passed)."""
+    graph = iri(page.url)
+    if graph is None:
+        page.events["page-url-not-absolute"] += 1
+        return {}
+    if fired is None:
+        fired = prefilter(page, extractors)
+    return {ex.id: run_extractor(page, ex, graph, keep_all_predicates) for ex in fired}
