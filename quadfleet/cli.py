@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import __version__
@@ -41,6 +42,40 @@ def cmd_page(args) -> int:
     return 0
 
 
+def cmd_extract(args) -> int:
+    from rich.console import Console
+
+    from .coordinator.local import run_local
+    from .coordinator.summary import error_table, summary_table
+    from .worker.config import load_config
+    from .worker.inputs import expand, read_listing
+
+    config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
+    locations = list(args.inputs)
+    if args.listing:
+        locations += read_listing(args.listing, args.prefix)
+    if not locations:
+        raise UsageError("extract: name at least one input (paths, globs, URLs) or --listing FILE")
+    if args.processes < 1:
+        raise UsageError(f"extract: --processes must be at least 1, not {args.processes}")
+    specs, problems = expand(locations)
+    console = Console(stderr=True)
+    result = run_local(specs, args.out, config, args.processes, console=console,
+                       show_progress=not args.quiet)
+    out = Console()
+    if result.committed:
+        out.print(summary_table(result.stats, list(config.formats), result.seconds))
+        errors = error_table(result.stats)
+        if errors is not None:
+            out.print(errors)
+    failed = problems + result.failed
+    for name, reason in failed:
+        print(f"quadfleet: {name}: {reason}", file=sys.stderr)
+    print(f"{len(result.committed)} committed, {len(result.skipped)} already committed, "
+                  f"{len(failed)} failed; outputs in {args.out}", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="quadfleet", description=__doc__)
     ap.add_argument("--version", action="version", version=f"quadfleet {__version__}")
@@ -54,6 +89,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-all-predicates", action="store_true", default=None,
                    help="keep xhtml-vocab and rdfa-namespace predicates (dropped by default, as WDC does)")
     p.set_defaults(func=cmd_page)
+
+    e = sub.add_parser("extract", help="extract N-Quads from archives on this machine")
+    e.add_argument("inputs", nargs="*", metavar="INPUT",
+                   help="WARC/ARC files or globs, https:// or s3:// URLs")
+    e.add_argument("--listing", metavar="FILE", help="a path list (e.g. warc.paths.gz), one per line")
+    e.add_argument("--prefix", default="s3://commoncrawl/",
+                   help="base for relative paths of --listing (default s3://commoncrawl/; "
+                        "or https://data.commoncrawl.org/, or a local folder)")
+    e.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    e.add_argument("--processes", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: one per CPU)")
+    e.add_argument("--formats", type=_formats, help="comma-separated format ids (default: config)")
+    e.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
+    e.add_argument("--keep-all-predicates", action="store_true", default=None,
+                   help="keep xhtml-vocab and rdfa-namespace predicates")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.set_defaults(func=cmd_extract)
     return ap
 
 

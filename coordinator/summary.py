@@ -1,0 +1,37 @@
+"""The table a run ends with: what was read, and per format what was found."""
+from __future__ import annotations
+
+from rich.table import Table
+
+from ..worker.stats import FileStats
+
+
+def summary_table(stats: FileStats, formats: list[str], seconds: float) -> Table:
+    rate = stats.html_pages / seconds if seconds > 0 else 0.0
+    mb = stats.bytes / 1e6
+    title = (f"{stats.inputs} archive(s), {mb:,.1f} MB, {stats.records:,} records, "
+             f"{stats.html_pages:,} HTML pages ({stats.pages_parsed:,} passed the prefilter), "
+             f"{seconds:,.1f} s, {rate:,.0f} pages/s")
+    table = Table(title=title, title_justify="left")
+    table.add_column("format", no_wrap=True)
+    for col in ("prefilter hits", "pages with triples", "triples", "typed entities"):
+        table.add_column(col, justify="right")
+    for fmt in formats:
+        table.add_row(fmt, f"{stats.prefilter_hits.get(fmt, 0):,}",
+                      f"{stats.pages_with_triples_by_format.get(fmt, 0):,}",
+                      f"{stats.triples_by_format.get(fmt, 0):,}",
+                      f"{stats.typed_entities_by_format.get(fmt, 0):,}")
+    table.add_row("[bold]any format", f"{stats.pages_parsed:,}", f"{stats.pages_with_triples:,}",
+                  f"{stats.triples:,}", f"{sum(stats.typed_entities_by_format.values()):,}")
+    return table
+
+
+def error_table(stats: FileStats, top: int = 10) -> Table | None:
+    if not stats.errors:
+        return None
+    table = Table(title="problems counted (pages and triples skipped, archives read on)", title_justify="left")
+    table.add_column("kind", no_wrap=True)
+    table.add_column("count", justify="right")
+    for kind, n in sorted(stats.errors.items(), key=lambda kv: -kv[1])[:top]:
+        table.add_row(kind, f"{n:,}")
+    return table

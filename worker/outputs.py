@@ -1,0 +1,118 @@
+"""Where an input's results go, and the order that makes them appear all at once.
+
+The layout is the same on disk and on S3: ``data/<format>/<id>.nq.gz``, ``stats/<id>.json``, and
+``done/<id>``, written last, as the commit marker. Readers trust only inputs with a marker; a rerun of an
+uncommitted input overwrites its files, so an attempt that died half-way leaves nothing anyone counts.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def data_key(fmt: str, input_id: str) -> str:
+    return f"data/{fmt}/{input_id}.nq.gz"
+
+
+def stats_key(input_id: str) -> str:
+    return f"stats/{input_id}.json"
+
+
+def done_key(input_id: str) -> str:
+    return f"done/{input_id}"
+
+
+def error_key(input_id: str) -> str:
+    return f"errors/{input_id}.json"
+
+
+class LocalStore:
+    """A directory as an output store. Files appear by rename, so none is ever seen half-written."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.scratch = self.root / ".tmp"
+
+    def prepare(self) -> None:
+        self.scratch.mkdir(parents=True, exist_ok=True)
+
+    def exists(self, key: str) -> bool:
+        return (self.root / key).exists()
+
+    def read_bytes(self, key: str) -> bytes:
+        return (self.root / key).read_bytes()
+
+    def put_file(self, key: str, path: str) -> None:
+        """Move a finished scratch file into place (same filesystem: atomic)."""
+        dest = self.root / key
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, dest)
+
+    def put_bytes(self, key: str, data: bytes) -> None:
+        fd, tmp = tempfile.mkstemp(dir=self.scratch, prefix="put-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        self.put_file(key, tmp)
+
+    def put_marker(self, key: str, data: bytes = b"") -> bool:
+        """Create ``key`` only if absent (first writer wins, as S3's If-None-Match: *). False if it existed."""
+        dest = self.root / key
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.scratch, prefix="marker-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            os.link(tmp, dest)
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            os.unlink(tmp)
+
+    def delete(self, key: str) -> None:
+        try:
+            (self.root / key).unlink()
+        except FileNotFoundError:
+            pass
+
+
+class FormatWriters:
+    """One gzip N-Quads scratch file per format, opened when its first line arrives."""
+
+    def __init__(self, scratch: Path, input_id: str, compresslevel: int):
+        self.scratch = scratch
+        self.input_id = input_id
+        self.level = compresslevel
+        self.files: dict[str, tuple[str, gzip.GzipFile]] = {}
+        self.lines: dict[str, int] = {}
+
+    def write(self, fmt: str, lines: list[str]) -> None:
+        entry = self.files.get(fmt)
+        if entry is None:
+            fd, path = tempfile.mkstemp(dir=self.scratch, prefix=f"{self.input_id}.{fmt}.", suffix=".nq.gz")
+            gz = gzip.GzipFile(fileobj=os.fdopen(fd, "wb"), mode="wb", compresslevel=self.level, mtime=0)
+            entry = self.files[fmt] = (path, gz)
+            self.lines[fmt] = 0
+        entry[1].write("".join(lines).encode("utf-8"))
+        self.lines[fmt] += len(lines)
+
+    def close(self) -> dict[str, str]:
+        """Finish every file; {format: scratch path}."""
+        out = {}
+        for fmt, (path, gz) in self.files.items():
+            fileobj = gz.fileobj
+            gz.close()
+            fileobj.close()
+            out[fmt] = path
+        self.files = {}
+        return out
+
+    def discard(self) -> None:
+        for path in self.close().values():
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass

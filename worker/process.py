@@ -1,0 +1,154 @@
+"""The whole life of one input, shared by local runs and fleet workers: open → read pages → prefilter →
+extract → write → commit. Where the work runs (a local process pool, an SQS worker) is decided elsewhere.
+"""
+from __future__ import annotations
+
+import json
+import platform
+import socket
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from importlib import metadata
+from typing import Callable
+from urllib.parse import urlsplit
+
+from .. import __version__
+from .config import Config
+from .inputs import InputSpec
+from .outputs import FormatWriters, data_key, done_key, error_key, stats_key
+from .pagequads import extract_page, prefilter
+from .records import iter_pages
+from .sources import CountingReader, open_stream
+from .stats import FileStats
+
+PROGRESS_EVERY = 50  # pages between progress callbacks
+
+
+def versions() -> dict[str, str]:
+    out = {"quadfleet": __version__, "python": platform.python_version()}
+    for dist in ("lxml", "PyLD", "warcio"):
+        try:
+            out[dist.lower()] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
+                  progress: Callable[[int], None] | None = None) -> FileStats:
+    """Read one archive and write its quads through ``writers``; the statistics of what was seen."""
+    stats = FileStats(inputs=1)
+    extractors = config.extractors()
+    counts: Counter = Counter()
+    stream = CountingReader(open_stream(spec.uri))
+    pending = 0
+    try:
+        for page in iter_pages(stream, counts, config.max_page_bytes):
+            host = _host(page.url)
+            stats.hosts[host] = stats.hosts.get(host, 0) + 1
+            fired = prefilter(page, extractors) if config.prefilter else extractors
+            if fired:
+                stats.pages_parsed += 1
+                for ex in fired:
+                    stats.prefilter_hits[ex.id] = stats.prefilter_hits.get(ex.id, 0) + 1
+                results = extract_page(page, extractors, config.keep_all_predicates, fired=fired)
+                page_triples = 0
+                for fmt, res in results.items():
+                    if res.error:
+                        stats.count_error(f"{fmt}:{res.error}")
+                    if res.dropped:
+                        stats.count_error("triple-dropped-bad-term", res.dropped)
+                    if not res.lines:
+                        continue
+                    n = len(res.lines)
+                    page_triples += n
+                    writers.write(fmt, res.lines)
+                    _bump(stats.pages_with_triples_by_format, fmt, 1)
+                    _bump(stats.triples_by_format, fmt, n)
+                    _bump(stats.typed_entities_by_format, fmt, res.typed_entities)
+                    classes = stats.classes_by_format.setdefault(fmt, {})
+                    for cls, k in res.classes.items():
+                        classes[cls] = classes.get(cls, 0) + k
+                    hosts = stats.hosts_with_triples_by_format.setdefault(fmt, {})
+                    hosts[host] = hosts.get(host, 0) + 1
+                if page_triples:
+                    stats.pages_with_triples += 1
+                    stats.triples += page_triples
+                if "tree" in page.__dict__:
+                    stats.pages_dom_parsed += 1
+                for kind, n in page.events.items():
+                    stats.count_error(kind, n)
+            pending += 1
+            if progress is not None and pending >= PROGRESS_EVERY:
+                progress(pending)
+                pending = 0
+    finally:
+        stream.close()
+        stats.absorb_read_counts(counts)
+        stats.bytes = stream.count
+    if progress is not None and pending:
+        progress(pending)
+    return stats
+
+
+def _bump(table: dict, key: str, n: int) -> None:
+    table[key] = table.get(key, 0) + n
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def process_input(spec: InputSpec, store, config: Config,
+                  progress: Callable[[int], None] | None = None) -> FileStats | None:
+    """Extract one input and commit its outputs; None if it was already committed.
+
+    Commit order: data files, then statistics, then the done marker. Raises (QuadfleetError for the
+    expected failures) without committing anything if the input cannot be fully read.
+    """
+    if store.exists(done_key(spec.id)):
+        return None
+    started = time.time()
+    started_iso = _now()
+    writers = FormatWriters(store.scratch, spec.id, config.compresslevel)
+    try:
+        stats = extract_input(spec, config, writers, progress)
+    except BaseException:
+        writers.discard()
+        raise
+    stats.duration_s = time.time() - started
+    outputs = {}
+    lines = dict(writers.lines)
+    for fmt, path in writers.close().items():
+        store.put_file(data_key(fmt, spec.id), path)
+        outputs[fmt] = {"key": data_key(fmt, spec.id), "quads": lines[fmt]}
+    doc = {
+        "input": spec.uri,
+        "input_id": spec.id,
+        "started": started_iso,
+        "finished": _now(),
+        "worker": socket.gethostname(),
+        "config_hash": config.hash,
+        "versions": versions(),
+        "outputs": outputs,
+        **stats.to_json(),
+    }
+    store.put_bytes(stats_key(spec.id), json.dumps(doc, indent=1, sort_keys=False).encode())
+    store.delete(error_key(spec.id))
+    store.put_marker(done_key(spec.id), json.dumps({"finished": doc["finished"]}).encode())
+    return stats
+
+
+def record_failure(spec: InputSpec, store, reason: str, attempt: int = 1) -> None:
+    """Write errors/<id>.json: what failed, why, where and when (kept until the input commits)."""
+    doc = {"input": spec.uri, "input_id": spec.id, "reason": reason, "attempt": attempt,
+           "worker": socket.gethostname(), "time": _now(), "versions": versions()}
+    store.put_bytes(error_key(spec.id), json.dumps(doc, indent=1).encode())

@@ -1,0 +1,111 @@
+"""Archive bytes → HTML pages: the one layer that knows WARC and ARC.
+
+warcio reads the records (WARC gzip-per-record or plain, ARC plain or gzipped, detected from the first
+line); this module decides which records are HTML pages, undoes HTTP encodings, and counts everything it
+skips, so statistics account for every record. A damaged archive raises ArchiveError; a damaged page is
+counted and skipped.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import zlib
+from collections import Counter
+from typing import Iterator
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
+
+from .errors import ArchiveError
+from .httpbody import BodyTooLarge, decode_body
+from .page import Page
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+_CHUNK = 1 << 16
+
+# warcio logs "Replacing spaces in invalid WARC-Target-URI" per record; we count problems ourselves.
+logging.getLogger("warcio").setLevel(logging.ERROR)
+
+
+def is_html(content_type: str | None) -> bool:
+    if not content_type:
+        return False
+    mime = content_type.split(";", 1)[0].strip().lower()
+    return mime in HTML_TYPES
+
+
+def _read_limited(stream, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes, or None (after draining the rest) if there are more."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        while stream.read(_CHUNK):
+            pass
+        return None
+    return data
+
+
+def iter_pages(fileobj, counts: Counter, max_page_bytes: int) -> Iterator[Page]:
+    """Yield each HTML response of the archive as a Page, counting every record into ``counts``.
+
+    Keys counted: records, record:<type>, html_pages, non_html_responses, truncated, and problem kinds
+    (page-too-large, http-*). warcio's own warnings about records not followed by a newline go to a
+    buffer and are counted as archive-record-misaligned.
+    """
+    sink = io.StringIO()
+    it = None
+    try:
+        it = ArchiveIterator(fileobj, arc2warc=True)
+        records = iter(it)
+        while True:
+            # warcio prints "record not followed by newline" warnings to stderr; keep them off the
+            # user's terminal (it.err_count counts them), without capturing stderr while we yield.
+            with contextlib.redirect_stderr(sink):
+                record = next(records, None)
+            sink.seek(0)
+            sink.truncate()
+            if record is None:
+                break
+            counts["records"] += 1
+            rtype = record.rec_type
+            counts[f"record:{rtype}"] += 1
+            if rtype != "response" or record.http_headers is None:
+                continue
+            headers = record.http_headers
+            content_type = headers.get_header("Content-Type")
+            if not is_html(content_type):
+                counts["non_html_responses"] += 1
+                continue
+            counts["html_pages"] += 1
+            rec = record.rec_headers
+            if rec.get_header("WARC-Truncated"):
+                counts["truncated"] += 1
+            raw = _read_limited(record.raw_stream, max_page_bytes)
+            if raw is None:
+                counts["page-too-large"] += 1
+                continue
+            try:
+                body, problem = decode_body(raw, headers.get_header("Transfer-Encoding"),
+                                            headers.get_header("Content-Encoding"), max_page_bytes)
+            except BodyTooLarge:
+                counts["page-too-large"] += 1
+                continue
+            if problem:
+                counts[problem] += 1
+            url = (rec.get_header("WARC-Target-URI") or "").strip()
+            if url.startswith("<") and url.endswith(">"):  # WARC 1.0 draft style
+                url = url[1:-1]
+            yield Page(url=url, body=body, content_type=content_type,
+                       record_id=rec.get_header("WARC-Record-ID") or f"{url} {it.offset}",
+                       fetch_time=rec.get_header("WARC-Date") or "",
+                       offset=it.offset)
+    except ArchiveLoadFailed as exc:
+        if "non-chunked gzip" in str(exc):
+            raise ArchiveError("the whole file is one gzip stream, not one gzip member per record: "
+                               "recompress it (e.g. `warcio recompress IN OUT`)") from None
+        raise ArchiveError(f"not a readable WARC/ARC archive: {' '.join(str(exc).split())[:200]}") from None
+    except (zlib.error, EOFError) as exc:
+        raise ArchiveError(f"archive breaks off or is corrupt: {exc or type(exc).__name__}") from None
+    finally:
+        if it is not None and it.err_count:
+            counts["archive-record-misaligned"] += it.err_count

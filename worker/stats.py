@@ -1,0 +1,90 @@
+"""Per-input statistics that add.
+
+One FileStats per input is written next to its outputs; crawl totals are the sum of those files
+(``sum(stats, FileStats())``), so any subset of inputs, on any number of machines, merges the same way.
+Distinct counts that cannot be summed (domains) are kept as per-input host tables for later merging.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _add_nested(a: dict, b: dict) -> dict:
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in a.items()}
+    for k, v in b.items():
+        if isinstance(v, dict):
+            out[k] = _add_nested(out.get(k, {}), v)
+        else:
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+@dataclass
+class FileStats:
+    inputs: int = 0
+    bytes: int = 0                 # archive bytes read (compressed, as stored)
+    records: int = 0
+    records_by_type: dict = field(default_factory=dict)
+    html_pages: int = 0
+    non_html_responses: int = 0
+    truncated_pages: int = 0       # HTML records marked WARC-Truncated (extracted all the same)
+    pages_parsed: int = 0          # pages the prefilter passed: at least one extractor ran
+    pages_dom_parsed: int = 0      # of those, pages that needed a DOM (JSON-LD alone does not)
+    pages_with_triples: int = 0    # pages with a triple of any format
+    triples: int = 0
+    # per format id:
+    prefilter_hits: dict = field(default_factory=dict)
+    pages_with_triples_by_format: dict = field(default_factory=dict)
+    triples_by_format: dict = field(default_factory=dict)
+    typed_entities_by_format: dict = field(default_factory=dict)
+    classes_by_format: dict = field(default_factory=dict)   # format -> class IRI -> entities
+    hosts: dict = field(default_factory=dict)               # host -> HTML pages
+    hosts_with_triples_by_format: dict = field(default_factory=dict)  # format -> host -> pages
+    errors: dict = field(default_factory=dict)              # kind -> count
+    duration_s: float = 0.0
+
+    NUMBERS = ("inputs", "bytes", "records", "html_pages", "non_html_responses", "truncated_pages",
+               "pages_parsed", "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
+    TABLES = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
+              "typed_entities_by_format", "classes_by_format", "hosts", "hosts_with_triples_by_format",
+              "errors")
+
+    def __add__(self, other: "FileStats") -> "FileStats":
+        out = FileStats()
+        for name in self.NUMBERS:
+            setattr(out, name, getattr(self, name) + getattr(other, name))
+        for name in self.TABLES:
+            setattr(out, name, _add_nested(getattr(self, name), getattr(other, name)))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        d = {name: getattr(self, name) for name in self.NUMBERS + self.TABLES}
+        d["duration_s"] = round(self.duration_s, 3)
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "FileStats":
+        known = set(cls.NUMBERS) | set(cls.TABLES)
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+    def count_error(self, kind: str, n: int = 1) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + n
+
+    def absorb_read_counts(self, counts: Counter) -> None:
+        """Take over what the archive reader counted (records by type, skipped pages, problems)."""
+        for key, n in counts.items():
+            if key.startswith("record:"):
+                t = key[7:]
+                self.records_by_type[t] = self.records_by_type.get(t, 0) + n
+            elif key == "records":
+                self.records += n
+            elif key == "html_pages":
+                self.html_pages += n
+            elif key == "non_html_responses":
+                self.non_html_responses += n
+            elif key == "truncated":
+                self.truncated_pages += n
+            else:
+                self.count_error(key, n)
