@@ -6,6 +6,7 @@ summary table of everything committed in this run.
 """
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import queue
 import threading
@@ -18,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..worker.config import Config, config_from_json
 from ..worker.errors import QuadfleetError
 from ..worker.inputs import InputSpec
-from ..worker.outputs import LocalStore, done_key
+from ..worker.outputs import LocalStore, done_key, stats_key
 from ..worker.process import process_input, record_failure
 from ..worker.stats import FileStats
 
@@ -30,7 +31,8 @@ class RunResult:
     committed: list[str] = field(default_factory=list)
     skipped: list[InputSpec] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (input, reason)
-    stats: FileStats = field(default_factory=FileStats)
+    stats: FileStats = field(default_factory=FileStats)          # inputs committed by this run
+    stats_before: FileStats = field(default_factory=FileStats)   # inputs committed by earlier runs
     seconds: float = 0.0
 
 
@@ -73,6 +75,12 @@ def run_local(specs: list[InputSpec], out_dir: str, config: Config, processes: i
     todo = []
     for s in specs:
         (result.skipped if store.exists(done_key(s.id)) else todo).append(s)
+    for s in result.skipped:
+        try:
+            result.stats_before = result.stats_before + FileStats.from_json(
+                json.loads(store.read_bytes(stats_key(s.id))))
+        except (OSError, ValueError):
+            pass  # a marker without readable stats: still committed; the summary just lacks it
     if result.skipped:
         console.print(f"skipping {len(result.skipped)} input(s) already committed in {out_dir} "
                       f"(delete {out_dir}/done/<id> to redo one)")
@@ -95,8 +103,9 @@ def run_local(specs: list[InputSpec], out_dir: str, config: Config, processes: i
         spec = by_id[input_id]
         if reason is not None:
             result.failed.append((spec.name, reason))
-            progress.console.print(f"failed {spec.name}: {reason}", markup=False, highlight=False,
-                                   soft_wrap=True)
+            if show_progress:
+                progress.console.print(f"failed {spec.name}: {reason}", markup=False, highlight=False,
+                                       soft_wrap=True)
         elif stats_json is not None:
             result.committed.append(input_id)
             result.stats = result.stats + FileStats.from_json(stats_json)

@@ -6,12 +6,15 @@ from rich.table import Table
 from ..worker.stats import FileStats
 
 
-def summary_table(stats: FileStats, formats: list[str], seconds: float) -> Table:
-    rate = stats.html_pages / seconds if seconds > 0 else 0.0
+def summary_table(stats: FileStats, formats: list[str], seconds: float, earlier: int = 0) -> Table:
     mb = stats.bytes / 1e6
     title = (f"{stats.inputs} archive(s), {mb:,.1f} MB, {stats.records:,} records, "
-             f"{stats.html_pages:,} HTML pages ({stats.pages_parsed:,} passed the prefilter), "
-             f"{seconds:,.1f} s, {rate:,.0f} pages/s")
+             f"{stats.html_pages:,} HTML pages ({stats.pages_parsed:,} passed the prefilter)")
+    if earlier:
+        title += f"; {earlier} of the archives were committed by an earlier run"
+    else:
+        rate = stats.html_pages / seconds if seconds > 0 else 0.0
+        title += f", {seconds:,.1f} s, {rate:,.0f} pages/s"
     table = Table(title=title, title_justify="left")
     table.add_column("format", no_wrap=True)
     for col in ("prefilter hits", "pages with triples", "triples", "typed entities"):

@@ -42,6 +42,16 @@ def cmd_page(args) -> int:
     return 0
 
 
+def cmd_sample(args) -> int:
+    from .coordinator.sample import build_sample
+
+    archive = build_sample(os.path.join(args.out, "input", "quadfleet-sample.warc.gz"))
+    print(f"built the sample archive {archive}", file=sys.stderr)
+    args.inputs, args.listing, args.prefix, args.formats = [str(archive)], None, "", None
+    args.keep_all_predicates = None
+    return cmd_extract(args)
+
+
 def cmd_extract(args) -> int:
     from rich.console import Console
 
@@ -63,9 +73,11 @@ def cmd_extract(args) -> int:
     result = run_local(specs, args.out, config, args.processes, console=console,
                        show_progress=not args.quiet)
     out = Console()
-    if result.committed:
-        out.print(summary_table(result.stats, list(config.formats), result.seconds))
-        errors = error_table(result.stats)
+    if result.committed or result.skipped:
+        total = result.stats + result.stats_before
+        out.print(summary_table(total, list(config.formats), result.seconds,
+                                earlier=len(result.skipped)))
+        errors = error_table(total)
         if errors is not None:
             out.print(errors)
     failed = problems + result.failed
@@ -106,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep xhtml-vocab and rdfa-namespace predicates")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=cmd_extract)
+    sm = sub.add_parser("sample", help="build the bundled sample archive and extract it (a first try)")
+    sm.add_argument("--out", default="sample-out", metavar="DIR", help="output directory (default sample-out)")
+    sm.add_argument("--processes", type=int, default=1)
+    sm.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
+    sm.add_argument("--quiet", action="store_true", help="no progress bar")
+    sm.set_defaults(func=cmd_sample)
     return ap
 
 

@@ -17,8 +17,9 @@ from .terms import BNode, IRI, Literal
 NOISE_NAMESPACES = ("http://www.w3.org/1999/xhtml/vocab#", "http://www.w3.org/ns/rdfa#")
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
-# Characters N-Quads' IRIREF forbids (plus DEL and C1 controls, which RFC 3987 forbids too).
-_IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\\x7f-\x9f]|[\ud800-\udfff]')
+# Characters N-Quads' IRIREF forbids, plus DEL, C1 controls and Unicode white space (RFC 3987 forbids
+# them too, and line-oriented readers split or stop on U+2028/U+2029/U+0085).
+_IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\\x7f-\x9f\s]|[\ud800-\udfff]')
 _LANG = re.compile(r"[a-z]{1,8}(-[a-z0-9]{1,8})*\Z")
 _LIT_ESCAPES = {
     '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f",

@@ -45,15 +45,58 @@ def _read_limited(stream, limit: int) -> bytes | None:
     return data
 
 
-def iter_pages(fileobj, counts: Counter, max_page_bytes: int) -> Iterator[Page]:
+class _Replay:
+    """A stream that first returns bytes already read from ``raw`` (so we can look before warcio reads)."""
+
+    def __init__(self, head: bytes, raw):
+        self.head, self.raw = head, raw
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            if n is None or n < 0:
+                data, self.head = self.head + self.raw.read(), b""
+                return data
+            data, self.head = self.head[:n], self.head[n:]
+            return data
+        return self.raw.read(n)
+
+
+def _check_start(fileobj):
+    """Refuse a stream that does not open as WARC or ARC (gzipped or not), before warcio guesses.
+
+    warcio's ARC parser takes almost any line of five words for a record header; a real ARC file opens
+    with its ``filedesc://`` header and a WARC file with ``WARC/``.
+    """
+    head = fileobj.read(4096)
+    text = head
+    if head[:2] == b"\x1f\x8b":
+        try:
+            text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64)
+        except zlib.error as exc:
+            raise ArchiveError(f"not a readable WARC/ARC archive: gzip data is corrupt ({exc})") from None
+    text = text.lstrip(b"\r\n")
+    if not head:
+        raise ArchiveError("empty: the archive holds no records")
+    if not text.startswith((b"WARC/", b"filedesc://")):
+        shown = text[:40].decode("ascii", "replace").split("\n")[0]
+        raise ArchiveError(f"not a WARC/ARC archive: it starts with {shown!r}, not 'WARC/' or 'filedesc://'")
+    return _Replay(head, fileobj)
+
+
+def iter_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool = True) -> Iterator[Page]:
     """Yield each HTML response of the archive as a Page, counting every record into ``counts``.
 
     Keys counted: records, record:<type>, html_pages, non_html_responses, truncated, and problem kinds
     (page-too-large, http-*). warcio's own warnings about records not followed by a newline go to a
     buffer and are counted as archive-record-misaligned.
+
+    ``whole_file``: the stream is a whole archive, so an ARC must open with its filedesc header (warcio's
+    ARC parser takes almost any line of five words for a record) and an empty stream is an error.
     """
     sink = io.StringIO()
     it = None
+    if whole_file:
+        fileobj = _check_start(fileobj)
     try:
         it = ArchiveIterator(fileobj, arc2warc=True)
         records = iter(it)
@@ -99,6 +142,8 @@ def iter_pages(fileobj, counts: Counter, max_page_bytes: int) -> Iterator[Page]:
                        record_id=rec.get_header("WARC-Record-ID") or f"{url} {it.offset}",
                        fetch_time=rec.get_header("WARC-Date") or "",
                        offset=it.offset)
+        if whole_file and not counts["records"]:
+            raise ArchiveError("empty: the archive holds no records")
     except ArchiveLoadFailed as exc:
         if "non-chunked gzip" in str(exc):
             raise ArchiveError("the whole file is one gzip stream, not one gzip member per record: "

@@ -1,0 +1,71 @@
+"""Charset sniffing and HTTP body decoding: the rules browsers follow, and damaged bodies survived."""
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import pytest
+
+from quadfleet.worker.charset import decode, sniff
+from quadfleet.worker.httpbody import BodyTooLarge, dechunk, decode_body
+
+
+def test_bom_wins_over_header_and_meta():
+    body = b"\xef\xbb\xbf<meta charset=iso-8859-1>caf\xc3\xa9"
+    assert sniff(body, "text/html; charset=shift_jis")[1] == "bom"
+    assert decode(body, None)[0].endswith("café")
+
+
+def test_http_header_then_meta_then_utf8_then_cp1252():
+    assert sniff(b"x", "text/html; charset=UTF-8") == ("utf-8", "http")
+    assert sniff(b'<meta http-equiv="Content-Type" content="text/html; charset=koi8-r">', None)[1] == "meta"
+    assert sniff(b"<meta charset='utf-8'>", "text/html")[0] == "utf-8"
+    assert sniff("café".encode("utf-8"), None) == ("utf-8", "utf8-valid")
+    assert sniff("café".encode("cp1252"), None) == ("cp1252", "default")
+
+
+def test_latin1_label_means_windows_1252_and_unknown_labels_are_ignored():
+    assert sniff(b"", "text/html; charset=ISO-8859-1")[0] == "cp1252"
+    assert decode(b"\x93quoted\x94", "text/html; charset=iso-8859-1")[0] == "\u201cquoted\u201d"
+    assert sniff(b"abc", "text/html; charset=no-such-charset") == ("utf-8", "utf8-valid")
+
+
+def test_undecodable_bytes_never_lose_the_page():
+    text, enc = decode(b"ok \xff\xfe bad", "text/html; charset=utf-8")
+    assert text.startswith("ok ") and "\ufffd" in text
+
+
+def test_dechunk():
+    assert dechunk(b"4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\n\r\n") == b"Wikipedia"
+    assert dechunk(b"not chunked at all") is None
+
+
+def test_content_encodings():
+    html = b"<html><body>hello</body></html>"
+    assert decode_body(gzip.compress(html), None, "gzip", 10**6) == (html, None)
+    assert decode_body(zlib.compress(html), None, "deflate", 10**6) == (html, None)
+    raw = zlib.compressobj(9, zlib.DEFLATED, -15)
+    assert decode_body(raw.compress(html) + raw.flush(), None, "deflate", 10**6) == (html, None)
+    brotli = pytest.importorskip("brotli")
+    assert decode_body(brotli.compress(html), None, "br", 10**6) == (html, None)
+
+
+def test_already_decoded_and_truncated_bodies_are_kept():
+    html = b"<html>plain</html>"
+    assert decode_body(html, None, "gzip", 10**6) == (html, "http-content-already-decoded")
+    full = b"".join(b"<p>%d</p>" % i for i in range(2000))
+    cut = gzip.compress(full)[:-200]  # a WARC-Truncated record: keep what inflates
+    body, problem = decode_body(cut, None, "gzip", 10**6)
+    assert len(body) > 1000 and full.startswith(body) and problem is None
+
+
+def test_decompression_bomb_is_refused():
+    with pytest.raises(BodyTooLarge):
+        decode_body(gzip.compress(b"a" * 2_000_000), None, "gzip", 1_000_000)
+
+
+def test_chunked_then_gzip():
+    html = b"<p>x</p>" * 50
+    gz = gzip.compress(html)
+    chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(gz), gz)
+    assert decode_body(chunked, "chunked", "gzip", 10**6) == (html, None)

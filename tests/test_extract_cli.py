@@ -1,0 +1,158 @@
+"""`quadfleet extract` and `quadfleet sample` end to end, as a user runs them: layout, commit marker,
+resumption, bad inputs and bad configuration."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from rdflib import Dataset, URIRef
+
+from quadfleet.cli import main
+from quadfleet.coordinator.sample import build_sample
+from quadfleet.worker.inputs import input_id, spec
+
+SCHEMA = "http://schema.org/"
+FORMATS = ("html-embedded-jsonld", "html-microdata")
+
+
+def load_quads(path: Path) -> Dataset:
+    ds = Dataset()
+    ds.parse(data=gzip.decompress(path.read_bytes()).decode("utf-8"), format="nquads")
+    return ds
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sample")
+    rc = main(["sample", "--out", str(out), "--quiet"])
+    return rc, out
+
+
+def test_sample_commits_outputs_in_the_fleet_layout(sample_run):
+    rc, out = sample_run
+    assert rc == 0
+    (done,) = list((out / "done").iterdir())
+    iid = done.name
+    assert iid.startswith("quadfleet-sample-")
+    stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+    assert stats["input_id"] == iid and stats["input"].endswith("quadfleet-sample.warc.gz")
+    for fmt in FORMATS:
+        assert (out / "data" / fmt / f"{iid}.nq.gz").exists(), fmt
+    assert not list((out / ".tmp").iterdir()), "scratch files left behind"
+    # Statistics say what the files hold.
+    for fmt in FORMATS:
+        ds = load_quads(out / "data" / fmt / f"{iid}.nq.gz")
+        assert len(ds) == stats["triples_by_format"][fmt] == stats["outputs"][fmt]["quads"]
+    assert stats["html_pages"] == 4 and stats["records"] == 6
+    assert stats["records_by_type"] == {"warcinfo": 1, "response": 5}
+    assert stats["non_html_responses"] == 1
+    assert stats["prefilter_hits"] == {"html-embedded-jsonld": 2, "html-microdata": 2}
+    assert stats["pages_parsed"] == 3, "the page without structured data must not pass the prefilter"
+    assert stats["pages_with_triples_by_format"] == {"html-embedded-jsonld": 2, "html-microdata": 2}
+    assert stats["hosts"] == {"sample.quadfleet.example": 4}
+    assert stats["errors"].get("jsonld-remote-context") == 1
+    assert len(stats["config_hash"]) == 16 and stats["versions"]["quadfleet"]
+    for key in ("bytes", "duration_s", "typed_entities_by_format", "classes_by_format"):
+        assert stats[key], key
+
+
+def test_sample_quads_say_what_the_pages_say(sample_run):
+    _, out = sample_run
+    (iid,) = [p.name for p in (out / "done").iterdir()]
+    jsonld = load_quads(out / "data" / "html-embedded-jsonld" / f"{iid}.nq.gz")
+    micro = load_quads(out / "data" / "html-microdata" / f"{iid}.nq.gz")
+    page = URIRef("https://sample.quadfleet.example/recipe-jsonld.html")
+    recipe = [q for q in jsonld.quads((None, URIRef(SCHEMA + "name"), None, None)) if q[3] == page]
+    assert [str(q[2]) for q in recipe if str(q[2]) == "Lemon drizzle cake"], "recovered JSON-LD block lost"
+    names = {str(o) for _, _, o, _ in micro.quads((None, URIRef(SCHEMA + "name"), None, None))}
+    assert {"Fell Runner 3", "Scree", "Johanna Weiß"} <= names
+    shoe = URIRef("https://sample.quadfleet.example/product-microdata.html#shoe")
+    assert (shoe, URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+            URIRef("https://schema.org/Product")) in {q[:3] for q in micro.quads()}
+
+
+def test_second_run_skips_committed_inputs_and_says_so(sample_run, capsys):
+    rc, out = sample_run
+    stats_file = next((out / "stats").iterdir())
+    before = stats_file.stat().st_mtime_ns
+    assert main(["sample", "--out", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "already committed" in err
+    assert stats_file.stat().st_mtime_ns == before
+
+
+def test_bad_inputs_are_reported_and_the_others_committed(tmp_path, capsys):
+    good = build_sample(tmp_path / "good.warc.gz")
+    bad = tmp_path / "bad.warc.gz"
+    bad.write_bytes(b"this is not an archive\n" * 10)
+    out = tmp_path / "out"
+    rc = main(["extract", str(good), str(bad), str(tmp_path / "missing.warc.gz"),
+               str(tmp_path / "nomatch-*.warc.gz"), "--out", str(out), "--processes", "2", "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert (out / "done" / spec(str(good)).id).exists()
+    assert not (out / "done" / spec(str(bad)).id).exists()
+    assert f"{bad}: not a WARC/ARC archive: it starts with" in err
+    assert "missing.warc.gz: no such file" in err
+    assert "nomatch-*.warc.gz: no file matches" in err
+    failure = json.loads((out / "errors" / f"{spec(str(bad)).id}.json").read_text())
+    assert "not a WARC/ARC archive" in failure["reason"] and failure["attempt"] == 1
+    assert "Traceback" not in err
+
+
+def test_input_ids_are_readable_stable_and_distinct():
+    a = input_id("s3://commoncrawl/crawl-data/CC-MAIN-2024-22/segments/1/warc/CC-MAIN-20240517-00000.warc.gz")
+    b = input_id("s3://commoncrawl/crawl-data/CC-MAIN-2024-26/segments/1/warc/CC-MAIN-20240517-00000.warc.gz")
+    assert a.startswith("CC-MAIN-20240517-00000-") and b.startswith("CC-MAIN-20240517-00000-")
+    assert a != b
+    assert a == input_id("s3://commoncrawl/crawl-data/CC-MAIN-2024-22/segments/1/warc/CC-MAIN-20240517-00000.warc.gz")
+    assert input_id("file:///data/x y#z.arc") == "x_y_z-" + input_id("file:///data/x y#z.arc").rsplit("-", 1)[1]
+
+
+def test_listing_resolves_against_prefix(tmp_path, capsys):
+    archive = build_sample(tmp_path / "crawl" / "segments" / "a.warc.gz")
+    listing = tmp_path / "warc.paths.gz"
+    listing.write_bytes(gzip.compress(b"segments/a.warc.gz\n"))
+    out = tmp_path / "out"
+    rc = main(["extract", "--listing", str(listing), "--prefix", str(tmp_path / "crawl"),
+               "--out", str(out), "--processes", "1", "--quiet"])
+    assert rc == 0
+    assert (out / "done" / spec(str(archive)).id).exists()
+
+
+@pytest.mark.parametrize("config_text, message", [
+    ("formats = ['html-nonsense']", "unknown format 'html-nonsense'"),
+    ("colour = 'blue'", "unknown key 'colour'"),
+    ("[output]\ncompresslevel = 12", "output.compresslevel: must be an integer from 1 to 9"),
+    ("[limits]\nmax_page_bytes = -1", "limits.max_page_bytes: must be a positive integer"),
+    ("prefilter = 'yes'", "prefilter: must be true or false"),
+    ("[prefilter_needles]\nhtml-microdata = ['ItemScope']", "lower-case"),
+    ("formats = [", "not valid TOML"),
+])
+def test_bad_config_is_refused_before_any_work(tmp_path, capsys, config_text, message):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(config_text)
+    out = tmp_path / "out"
+    rc = main(["extract", str(build_sample(tmp_path / "s.warc.gz")), "--out", str(out), "--config", str(cfg)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert message in err and str(cfg) in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_unknown_format_flag_is_refused(tmp_path, capsys):
+    rc = main(["page", str(tmp_path / "x.html"), "--formats", "html-rdfx"])
+    assert rc == 2 and "unknown format 'html-rdfx'" in capsys.readouterr().err
+
+
+def test_config_override_keeps_other_defaults(tmp_path, capsys):
+    cfg = tmp_path / "only-jsonld.toml"
+    cfg.write_text('formats = ["html-embedded-jsonld"]\n[output]\ncompresslevel = 1\n')
+    out = tmp_path / "out"
+    assert main(["extract", str(build_sample(tmp_path / "s.warc.gz")), "--out", str(out), "--config", str(cfg),
+                 "--quiet"]) == 0
+    assert (out / "data" / "html-embedded-jsonld").exists()
+    assert not (out / "data" / "html-microdata").exists()

@@ -1,0 +1,103 @@
+"""The serializer's rules (extraction.md, "Output lines"), checked against rdflib's strict N-Quads parser."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from rdflib import Dataset
+
+from quadfleet.worker.nquads import Serializer, bnode_prefix, iri, lang_tag, literal
+from quadfleet.worker.terms import BNode, IRI, Literal, RDF_TYPE
+
+G = "<http://example.com/page>"
+
+
+def parse(lines: list[str]) -> Dataset:
+    ds = Dataset()
+    ds.parse(data="".join(lines), format="nquads")
+    return ds
+
+
+def test_iri_percent_encodes_forbidden_characters():
+    assert iri('http://e.com/a b<c>"d{e}f|g^h`i\\j') == "<http://e.com/a%20b%3Cc%3E%22d%7Be%7Df%7Cg%5Eh%60i%5Cj>"
+    assert iri("http://e.com/\u00e9\u4e2d") == "<http://e.com/\u00e9\u4e2d>"  # non-ASCII is legal in IRIs
+    assert iri("http://e.com/\x01\x7f\x85") == "<http://e.com/%01%7F%C2%85>"
+
+
+def test_iri_not_absolute_is_refused():
+    for bad in ("", "relative/path", "/abs/path", "#frag", "1http://x", "://x"):
+        assert iri(bad) is None
+
+
+def test_literal_escapes():
+    assert literal(Literal('a"b\\c\nd\re\tf\bg\fh')) == '"a\\"b\\\\c\\nd\\re\\tf\\bg\\fh"'
+    assert literal(Literal("\x00\x1f\x7f\x9f\u2028\u2029")) == '"\\u0000\\u001F\\u007F\\u009F\\u2028\\u2029"'
+    assert literal(Literal("lone \ud800 surrogate")) == '"lone \ufffd surrogate"'
+
+
+def test_language_tags_normalised_or_dropped():
+    assert lang_tag("en_GB") == "en-gb"
+    assert lang_tag(" DE ") == "de"
+    assert lang_tag("not a tag") is None
+    assert lang_tag("toolongprimary") is None
+    assert literal(Literal("x", lang="en_US")) == '"x"@en-us'
+    assert literal(Literal("x", lang="bad tag!")) == '"x"'
+
+
+def test_datatypes():
+    assert literal(Literal("1", datatype="http://www.w3.org/2001/XMLSchema#integer")) == \
+        '"1"^^<http://www.w3.org/2001/XMLSchema#integer>'
+    assert literal(Literal("x", datatype="http://www.w3.org/2001/XMLSchema#string")) == '"x"'
+    assert literal(Literal("x", datatype="not-absolute")) is None  # bad term: the triple goes
+
+
+def test_bnodes_unique_per_page_and_format():
+    a = Serializer(G, bnode_prefix("<urn:uuid:1>", "html-microdata"))
+    b = Serializer(G, bnode_prefix("<urn:uuid:2>", "html-microdata"))
+    c = Serializer(G, bnode_prefix("<urn:uuid:1>", "html-embedded-jsonld"))
+    labels = {s.term(BNode("b0")) for s in (a, b, c)}
+    assert len(labels) == 3
+    assert all(label.startswith("_:") and label[2:].isalnum() for label in labels)
+    assert a.term(BNode("weird-label_1")) == a.term(BNode("weirdlabel1"))
+
+
+def test_bad_triples_dropped_and_counted():
+    s = Serializer(G, "bx")
+    assert s.line(IRI("relative"), IRI("http://p/"), Literal("x")) is None
+    assert s.line(Literal("lit"), IRI("http://p/"), Literal("x")) is None
+    assert s.line(IRI("http://s/"), BNode("b0"), Literal("x")) is None
+    assert s.dropped == 3
+
+
+def test_noise_predicates_dropped_unless_kept():
+    p = IRI("http://www.w3.org/1999/xhtml/vocab#stylesheet")
+    assert Serializer(G, "bx").line(IRI("http://s/"), p, IRI("http://o/")) is None
+    assert Serializer(G, "bx", keep_all_predicates=True).line(IRI("http://s/"), p, IRI("http://o/"))
+
+
+def test_random_terms_always_parse_strictly():
+    """Whatever strings extractors hand over, every line written parses with rdflib's nquads parser."""
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(0, 0x250)] + ["\u2028", "\u2029", "\ud800", "\U0001f600", " ", '"']
+    ser = Serializer(G, bnode_prefix("r", "f"))
+    lines = []
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        subj = IRI("http://example.com/" + text) if rng.random() < 0.5 else BNode(text or "x")
+        obj = rng.choice([Literal(text), Literal(text, lang=text[:5]), IRI("https://x.org/" + text),
+                          Literal(text, datatype="http://www.w3.org/2001/XMLSchema#" + text)])
+        line = ser.line(subj, IRI("http://schema.org/" + text), obj)
+        if line is not None:
+            lines.append(line)
+    assert len(lines) > 2500
+    for line in lines:
+        parse([line])  # one by one, so a failure names its line
+
+
+def test_round_trip_values():
+    ser = Serializer(G, "bx")
+    line = ser.line(IRI("http://e.com/s"), RDF_TYPE, Literal('say "hi"\n', lang="en"))
+    ds = parse([line])
+    (s, p, o, g), = ds.quads()
+    assert str(o) == 'say "hi"\n' and o.language == "en"
+    assert str(g) == "http://example.com/page"
