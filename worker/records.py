@@ -7,9 +7,8 @@ counted and skipped.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
+import re
 import zlib
 from collections import Counter
 from typing import Iterator
@@ -43,6 +42,36 @@ def _read_limited(stream, limit: int) -> bytes | None:
             pass
         return None
     return data
+
+
+# A WARC version line, or an ARC header: a URL with a scheme (spaces happen), then IP, a date of digits
+# and at least two more fields.
+_HEADER_LINE = re.compile(rb"WARC/\d|[A-Za-z][\w+.-]*:.* \S+ \d{8,} \S+ \S")
+
+
+class _ResyncingIterator(ArchiveIterator):
+    """warcio's iterator, but after a record it skips junk up to the next record header instead of
+    dropping exactly one line.
+
+    warcio assumes the line after a record's content is blank and silently discards it otherwise. Heritrix's
+    uncompressed ARC files (2008) put the next header right there, and records with a wrong Content-Length
+    leave junk of any length: both lose records or the whole archive. Here a line that is a WARC or ARC
+    header starts the next record; other lines are skipped and counted (err_count).
+    """
+
+    def _consume_blanklines(self):
+        empty_size = 0
+        junk = False
+        while True:
+            line = self.reader.readline()
+            if not line:
+                return None, empty_size
+            if line.strip() and _HEADER_LINE.match(line):
+                return line, empty_size
+            if line.strip() and not junk:
+                junk = True
+                self.err_count += 1
+            empty_size += len(line)
 
 
 class _Replay:
@@ -87,28 +116,17 @@ def iter_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool =
     """Yield each HTML response of the archive as a Page, counting every record into ``counts``.
 
     Keys counted: records, record:<type>, html_pages, non_html_responses, truncated, and problem kinds
-    (page-too-large, http-*). warcio's own warnings about records not followed by a newline go to a
-    buffer and are counted as archive-record-misaligned.
+    (page-too-large, http-*), and archive-record-misaligned for junk skipped between records.
 
     ``whole_file``: the stream is a whole archive, so an ARC must open with its filedesc header (warcio's
     ARC parser takes almost any line of five words for a record) and an empty stream is an error.
     """
-    sink = io.StringIO()
     it = None
     if whole_file:
         fileobj = _check_start(fileobj)
     try:
-        it = ArchiveIterator(fileobj, arc2warc=True)
-        records = iter(it)
-        while True:
-            # warcio prints "record not followed by newline" warnings to stderr; keep them off the
-            # user's terminal (it.err_count counts them), without capturing stderr while we yield.
-            with contextlib.redirect_stderr(sink):
-                record = next(records, None)
-            sink.seek(0)
-            sink.truncate()
-            if record is None:
-                break
+        it = _ResyncingIterator(fileobj, arc2warc=True)
+        for record in it:
             counts["records"] += 1
             rtype = record.rec_type
             counts[f"record:{rtype}"] += 1
