@@ -1,0 +1,70 @@
+"""Inputs read over the network, as users name them: https:// (a local HTTP server) and s3:// (boto3
+against a moto S3 server over HTTP). Both stream; neither needs the archive on disk."""
+from __future__ import annotations
+
+import gzip
+import http.server
+import json
+import threading
+
+import pytest
+
+from quadfleet.cli import main
+from quadfleet.coordinator.sample import build_sample
+from quadfleet.worker.inputs import spec
+
+
+@pytest.fixture
+def http_root(tmp_path):
+    handler = lambda *a, **kw: http.server.SimpleHTTPRequestHandler(*a, directory=str(tmp_path), **kw)  # noqa: E731
+    http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+def committed_stats(out, location):
+    return json.loads((out / "stats" / f"{spec(location).id}.json").read_text())
+
+
+def test_http_inputs_and_listing_with_an_http_prefix(http_root, tmp_path_factory, capsys):
+    root, base = http_root
+    build_sample(root / "crawl-data" / "a.warc.gz")
+    (root / "warc.paths.gz").write_bytes(gzip.compress(b"crawl-data/a.warc.gz\ncrawl-data/missing.warc.gz\n"))
+    out = tmp_path_factory.mktemp("out")
+    rc = main(["extract", "--listing", str(root / "warc.paths.gz"), "--prefix", base, "--out", str(out),
+               "--processes", "1", "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 1  # the missing one
+    stats = committed_stats(out, base + "crawl-data/a.warc.gz")
+    assert stats["html_pages"] == 4 and stats["triples"] > 0
+    assert f"{base}crawl-data/missing.warc.gz: cannot fetch: HTTP Error 404" in err
+
+
+def test_s3_inputs_through_a_moto_server(tmp_path, monkeypatch, capsys):
+    moto_server = pytest.importorskip("moto.server")
+    boto3 = pytest.importorskip("boto3")
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+        monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        s3 = boto3.client("s3")
+        s3.create_bucket(Bucket="crawl")
+        s3.put_object(Bucket="crawl", Key="seg/1/sample.warc.gz",
+                      Body=build_sample(tmp_path / "sample.warc.gz").read_bytes())
+        out = tmp_path / "out"
+        rc = main(["extract", "s3://crawl/seg/1/sample.warc.gz", "s3://crawl/seg/1/nope.warc.gz",
+                   "--out", str(out), "--processes", "1", "--quiet"])
+        err = capsys.readouterr().err
+        assert rc == 1
+        stats = committed_stats(out, "s3://crawl/seg/1/sample.warc.gz")
+        assert stats["html_pages"] == 4 and stats["bytes"] == (tmp_path / "sample.warc.gz").stat().st_size
+        assert "s3://crawl/seg/1/nope.warc.gz: S3 said NoSuchKey" in err
+    finally:
+        server.stop()
