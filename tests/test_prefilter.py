@@ -1,0 +1,49 @@
+"""The prefilter never drops a page an extractor would find data in: its recall, measured by running every
+extractor on every page of the corpus (archives and HTML test pages) with and without it."""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from quadfleet.worker.config import load_config
+from quadfleet.worker.errors import ArchiveError
+from quadfleet.worker.page import Page
+from quadfleet.worker.pagequads import extract_page, prefilter
+from quadfleet.worker.records import iter_pages
+
+from conftest import corpus_path
+
+
+def corpus_pages():
+    for set_name in ("warc-commoncrawl", "warc-real-misc"):
+        for path in sorted(corpus_path(set_name).iterdir()):
+            if ".warc" not in path.name and ".arc" not in path.name:
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    yield from iter_pages(fh, Counter(), 10_000_000)
+            except ArchiveError:
+                pass
+    for set_name in ("extruct-samples", "w3c-microdata-rdf", "any23-test-resources", "wdc-framework"):
+        for path in sorted(Path(corpus_path(set_name)).rglob("*.htm*")):
+            yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))
+
+
+def test_prefilter_recall_is_total():
+    extractors = load_config().extractors()
+    pages = found = kept = 0
+    missed = []
+    for page in corpus_pages():
+        pages += 1
+        every = extract_page(page, extractors, fired=extractors)
+        fired = {ex.id for ex in prefilter(page, extractors)}
+        for fmt, res in every.items():
+            if res.lines:
+                found += 1
+                if fmt in fired:
+                    kept += 1
+                else:
+                    missed.append((page.record_id, fmt))
+    print(f"\nprefilter recall: {kept}/{found} page-format pairs with triples, over {pages} pages")
+    assert pages > 300 and found > 100
+    assert not missed, missed[:20]
