@@ -33,6 +33,8 @@ class Page:
     length: int | None = None
     # Problems an extractor met on this page, by kind ("jsonld-remote-context", ...): counted, not fatal.
     events: Counter = field(default_factory=Counter)
+    # Things worth counting that are not failures ("jsonld-repaired-json": used after repair).
+    notes: Counter = field(default_factory=Counter)
 
     @cached_property
     def lower(self) -> bytes:

@@ -86,6 +86,8 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                     stats.pages_dom_parsed += 1
                 for kind, n in page.events.items():
                     stats.count_error(kind, n)
+                for kind, n in page.notes.items():
+                    _bump(stats.notes, kind, n)
             pending += 1
             if progress is not None and pending >= PROGRESS_EVERY:
                 progress(pending)

@@ -21,6 +21,10 @@ def _add_nested(a: dict, b: dict) -> dict:
     return out
 
 
+# Reader counts that are not failures: the page was read in full all the same.
+READER_NOTES = {"http-content-already-decoded"}
+
+
 @dataclass
 class FileStats:
     inputs: int = 0
@@ -42,14 +46,15 @@ class FileStats:
     classes_by_format: dict = field(default_factory=dict)   # format -> class IRI -> entities
     hosts: dict = field(default_factory=dict)               # host -> HTML pages
     hosts_with_triples_by_format: dict = field(default_factory=dict)  # format -> host -> pages
-    errors: dict = field(default_factory=dict)              # kind -> count
+    errors: dict = field(default_factory=dict)              # kind -> count (pages, blocks, triples lost)
+    notes: dict = field(default_factory=dict)               # kind -> count (not failures, e.g. repaired JSON)
     duration_s: float = 0.0
 
     NUMBERS = ("inputs", "bytes", "records", "html_pages", "non_html_responses", "truncated_pages",
                "pages_parsed", "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
     TABLES = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
               "typed_entities_by_format", "classes_by_format", "hosts", "hosts_with_triples_by_format",
-              "errors")
+              "errors", "notes")
 
     def __add__(self, other: "FileStats") -> "FileStats":
         out = FileStats()
@@ -86,5 +91,7 @@ class FileStats:
                 self.non_html_responses += n
             elif key == "truncated":
                 self.truncated_pages += n
+            elif key in READER_NOTES:
+                self.notes[key] = self.notes.get(key, 0) + n
             else:
                 self.count_error(key, n)

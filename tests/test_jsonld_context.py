@@ -1,0 +1,123 @@
+"""Offline contexts: which URLs are schema.org, the reduced context, and that it changes no RDF."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from quadfleet.worker.extractors import jsonld_context
+from quadfleet.worker.extractors.jsonld import block_triples
+from quadfleet.worker.extractors.jsonld_context import (RemoteContextError, full_context, is_schema_org,
+                                                        reduced_context)
+from quadfleet.worker.extractors.jsonld_repair import InvalidJSON, parse
+from quadfleet.worker.extractors.jsonld_scan import iter_blocks
+from quadfleet.worker.terms import IRI, Literal
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+BASE = "http://www.example.com/index.html"
+
+
+@pytest.mark.parametrize("url", [
+    "http://schema.org", "https://schema.org", "http://schema.org/", "https://schema.org/",
+    "https://www.schema.org", "http://www.schema.org/", "HTTPS://Schema.org/",
+    "https://schema.org/docs/jsonldcontext.json", "http://schema.org/docs/jsonldcontext.jsonld",
+    "https://www.schema.org/docs/jsonldcontext.jsonld", " https://schema.org/ ",
+])
+def test_schema_org_urls(url):
+    assert is_schema_org(url)
+
+
+@pytest.mark.parametrize("url", [
+    "https://schema.org/Person", "https://schema.org.evil.com/", "https://example.org/schema.org",
+    "ftp://schema.org/", "https://json-ld.org/contexts/person.jsonld", "https://schema.org/docs/",
+    "https://schema.org/docs/jsonldcontext.js",
+])
+def test_other_urls(url):
+    assert not is_schema_org(url)
+
+
+def test_loader_refuses_other_contexts():
+    loader, _ = jsonld_context._MODES[False]
+    with pytest.raises(RemoteContextError):
+        loader("https://json-ld.org/contexts/person.jsonld", {})
+    assert loader("https://schema.org/", {})["document"]["@context"]["@vocab"] == "http://schema.org/"
+
+
+def test_reduced_context_keeps_only_terms_that_do_more_than_vocab():
+    full = full_context()["@context"]
+    reduced = reduced_context()["@context"]
+    assert len(full) == 2717
+    assert 100 <= len(reduced) <= 150  # 127 for schema.org 12.0
+    assert reduced["@vocab"] == "http://schema.org/"
+    assert reduced["id"] == "@id" and reduced["type"] == "@type"
+    assert reduced["url"] == {"@id": "schema:url", "@type": "@id"}
+    assert reduced["startDate"] == {"@id": "schema:startDate", "@type": "Date"}
+    assert reduced["HTML"] == {"@id": "rdf:HTML"}
+    assert "Person" not in reduced and "name" not in reduced
+    for term, definition in full.items():
+        if term not in reduced:
+            assert definition == {"@id": "schema:" + term}
+
+
+def _corpus_blocks() -> list[tuple[str, object]]:
+    folder = CORPUS / "extruct-samples" / "samples"
+    if not folder.is_dir():
+        pytest.skip(f"corpus not found at {folder}")
+    found = []
+    for page in sorted(folder.rglob("*.html")):
+        for raw in iter_blocks(page.read_bytes().decode("utf-8", "replace")):
+            try:
+                data, _ = parse(raw)
+            except InvalidJSON:
+                continue
+            if isinstance(data, (dict, list)):
+                found.append((page.name, data))
+    return found
+
+
+def test_reduced_context_gives_the_same_rdf_as_the_full_one_on_the_corpus():
+    blocks = _corpus_blocks()
+    assert len(blocks) >= 80
+    for name, data in blocks:
+        assert block_triples(data, BASE, "0b") == block_triples(data, BASE, "0b", full_context=True), name
+
+
+def test_block_setting_vocab_needs_the_full_context():
+    doc = {"@context": ["https://schema.org", {"@vocab": "http://example.org/"}], "name": "x", "other": 1}
+    reduced = block_triples(doc, BASE, "0b")
+    full = block_triples(doc, BASE, "0b", full_context=True)
+    # Under the full context "name" is a schema.org term; @vocab only catches undefined ones.
+    assert {p for _, p, _ in full} == {IRI("http://schema.org/name"), IRI("http://example.org/other")}
+    assert {p for _, p, _ in reduced} == {IRI("http://example.org/name"), IRI("http://example.org/other")}
+    # ... which is why the extractor uses the full context for blocks that mention "vocab".
+
+
+def test_context_is_processed_once(monkeypatch):
+    loader, cache = jsonld_context._MODES[False]
+    calls = []
+
+    def counting(url, options=None):
+        calls.append(url)
+        return loader(url, options)
+
+    monkeypatch.setitem(jsonld_context._MODES, False, (counting, cache.__class__(maxsize=8)))
+    doc = {"@context": "http://schema.org/", "@type": "Thing", "name": "x"}
+    for _ in range(5):
+        assert (block_triples(doc, BASE, "0b")[1][2]) == Literal("x")
+    assert calls == ["http://schema.org/"]
+
+
+@pytest.mark.parametrize("doc", [
+    {"@context": [{"ex": "http://example.org/"}, "https://schema.org"], "@type": "Event",
+     "startDate": "2020-01-01", "ex:x": "y", "url": "/u"},
+    {"@context": ["https://schema.org", {"@language": "de", "@base": "http://b.org/"}],
+     "@id": "item", "name": "n", "image": "i.png", "Person": "as a property"},
+    {"@context": "http://schema.org/", "@type": "Product",
+     "offers": {"@context": "https://schema.org", "@type": "Offer", "priceValidUntil": "2020-01-01",
+                "schema:name": "compact", "type": "Offer", "id": "#offer"}},
+    {"@context": ["https://schema.org", {"name": {"@id": "http://example.org/name"}, "sameAs": None}],
+     "name": "redefined", "sameAs": "dropped", "alternateName": "kept"},
+], ids=["inline-first", "language-base", "nested", "redefined"])
+def test_reduced_context_gives_the_same_rdf_on_edge_cases(doc):
+    full = block_triples(doc, BASE, "0b", full_context=True)
+    assert full and block_triples(doc, BASE, "0b") == full

@@ -1,0 +1,85 @@
+"""Find the ``<script type="application/ld+json">`` blocks of a page in its text, without a DOM.
+
+Most pages that hold JSON-LD hold nothing else we want, so building an lxml tree just to find a few
+script elements would cost more than everything else on the page. One forward scan over the decoded
+text follows the few HTML tokenizer rules that decide what is a script block: comments hide markup,
+and the content of raw-text elements (other scripts, style, textarea, title, ...) is text, not tags,
+so a JavaScript string holding ``"<script type='application/ld+json'>"`` is not a block.
+
+Known simplifications, each rare in real pages: ``<!--`` or ``<script`` inside an attribute value of
+another tag is taken as markup; the "script data double escaped" state (``<!--<script>`` inside a
+script) is not modelled; an unclosed style/textarea/title/... does not swallow the rest of the page
+(the scan resumes after its start tag, favouring recall).
+"""
+from __future__ import annotations
+
+import html
+import re
+from typing import Iterator
+
+# The next thing that can change what the tokenizer is doing: a comment or a raw-text element.
+# noscript is deliberately absent: lxml (and so extruct and our DOM extractors) parses its content.
+_OPEN = re.compile(r"<!--|<(script|style|textarea|title|xmp|iframe|noembed|noframes)(?=[\s/>])", re.I)
+# The rest of a start tag: attributes up to the first ">" that is not inside a quoted value.
+# One character or one whole quoted value per repetition, so a tag that never closes fails in linear time.
+_TAG_REST = re.compile(r"""((?:[^>"']|"[^"]*"|'[^']*')*)>""")
+_ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*)))?""")
+# End tags as the HTML standard's "script data end tag name" state ends them: the name must be
+# followed by whitespace, "/" or ">" ("</scripts>" inside a JSON string does not close the script).
+_CLOSE = {name: re.compile(rf"</{name}(?=[\s/>]|\Z)", re.I)
+          for name in ("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes")}
+JSONLD_TYPE = "application/ld+json"
+
+
+def is_jsonld_type(value: str) -> bool:
+    """True for ``application/ld+json`` in any case, padded, or with parameters (``;profile=...``)."""
+    if "&" in value:
+        value = html.unescape(value)
+    return value.split(";", 1)[0].strip().lower() == JSONLD_TYPE
+
+
+def _type_attribute(attrs: str) -> str | None:
+    """The value of the first ``type`` attribute (browsers ignore later duplicates)."""
+    for m in _ATTR.finditer(attrs):
+        if m.group(1).lower() == "type":
+            value = m.group(2)
+            if value is None:
+                value = m.group(3)
+            if value is None:
+                value = m.group(4)
+            return value or ""
+    return None
+
+
+def iter_blocks(text: str) -> Iterator[str]:
+    """The raw content of each JSON-LD script block, in document order (not HTML-unescaped: script
+    content is raw text). An unterminated JSON-LD script runs to the end of the page, as in browsers."""
+    pos = 0
+    n = len(text)
+    while pos < n:
+        m = _OPEN.search(text, pos)
+        if m is None:
+            return
+        name = m.group(1)
+        if name is None:
+            # Searching from "<!" makes "<!-->" and "<!--->" (abruptly closed comments) end at once.
+            end = text.find("-->", m.start() + 2)
+            if end < 0:
+                return  # an unterminated comment hides the rest of the page
+            pos = end + 3
+            continue
+        tag = _TAG_REST.match(text, m.end())
+        if tag is None:
+            pos = m.end()
+            continue
+        start = tag.end()
+        name = name.lower()
+        close = _CLOSE[name].search(text, start)
+        if name == "script":
+            kind = _type_attribute(tag.group(1))
+            if kind is not None and is_jsonld_type(kind):
+                if close is None:
+                    yield text[start:]
+                    return
+                yield text[start:close.start()]
+        pos = close.end() if close is not None else start
