@@ -134,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     except QuadfleetError as exc:
         print(f"quadfleet: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # e.g. an output directory that cannot be created or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"quadfleet: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("quadfleet: interrupted", file=sys.stderr)
         return 130

@@ -158,3 +158,24 @@ def test_config_override_keeps_other_defaults(tmp_path, capsys):
                  "--quiet"]) == 0
     assert (out / "data" / "html-embedded-jsonld").exists()
     assert not (out / "data" / "html-microdata").exists()
+
+
+def test_unusable_output_directory_is_one_line(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    rc = main(["extract", str(build_sample(tmp_path / "s.warc.gz")), "--out", str(blocker / "out"), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 1 and "Not a directory" in err and len(err.splitlines()) == 1
+
+
+def test_page_command_prints_valid_nquads_for_one_page(tmp_path, capsys):
+    page = tmp_path / "p.html"
+    page.write_text('<html><body><div itemscope itemtype="http://schema.org/Thing">'
+                    '<span itemprop="name">Thing one</span></div>'
+                    '<script type="application/ld+json">{"@context": "http://schema.org", "@type": "Person",'
+                    ' "name": "Ann"}</script></body></html>')
+    assert main(["page", str(page), "--base", "http://example.org/p"]) == 0
+    ds = Dataset()
+    ds.parse(data=capsys.readouterr().out, format="nquads")
+    assert {str(o) for _, _, o, _ in ds.quads((None, URIRef(SCHEMA + "name"), None, None))} == {"Thing one", "Ann"}
+    assert {str(g) for *_, g in ds.quads()} == {"http://example.org/p"}
