@@ -20,7 +20,8 @@ from quadfleet.worker.extractors.jsonld_context import SCHEMAORG_CONTEXT_PATH, i
 from quadfleet.worker.extractors.jsonld_repair import InvalidJSON, parse
 from quadfleet.worker.extractors.jsonld_scan import iter_blocks
 from quadfleet.worker.nquads import Serializer
-from quadfleet.worker.terms import BNode, IRI, Literal
+from quadfleet.worker.terms import IRI
+from test_jsonld_rdf import _pyld_term  # the same pyld-dataset-to-terms oracle
 
 extruct = pytest.importorskip("extruct")
 rdflib = pytest.importorskip("rdflib")
@@ -56,14 +57,9 @@ def _official_loader():
     return load
 
 
-def _term(t: dict, prefix: str):
-    if t["type"] == "IRI":
-        return IRI(t["value"])
-    if t["type"] == "blank node":
-        return BNode(prefix + t["value"][2:])
-    if "language" in t:
-        return Literal(t["value"], t["language"])
-    return Literal(t["value"], None, t["datatype"])
+
+
+_term = _pyld_term
 
 
 def _graph(nquads: str, graph_name: str | None = None) -> "rdflib.Graph":

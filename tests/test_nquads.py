@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
 from rdflib import Dataset
 
 from quadfleet.worker.nquads import Serializer, bnode_prefix, iri, lang_tag, literal

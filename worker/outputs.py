@@ -7,7 +7,6 @@ uncommitted input overwrites its files, so an attempt that died half-way leaves 
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import tempfile
 from pathlib import Path

@@ -1,7 +1,6 @@
 """Open an input by its URI (local path, file:, https:, s3:) as a binary stream."""
 from __future__ import annotations
 
-import os
 import urllib.request
 from pathlib import Path
 
