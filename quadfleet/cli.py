@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("extract", help="extract N-Quads from archives on this machine")
     e.add_argument("inputs", nargs="*", metavar="INPUT",
                    help="WARC/ARC files or globs, https:// or s3:// URLs")
-    e.add_argument("--listing", metavar="FILE", help="a path list (e.g. warc.paths.gz), one per line")
+    e.add_argument("--listing", metavar="FILE", help="a path list (e.g. warc.paths.gz; local, https:// or s3://), one per line")
     e.add_argument("--prefix", default="s3://commoncrawl/",
                    help="base for relative paths of --listing (default s3://commoncrawl/; "
                         "or https://data.commoncrawl.org/, or a local folder)")

@@ -50,6 +50,7 @@ def test_sample_commits_outputs_in_the_fleet_layout(sample_run):
     assert stats["non_html_responses"] == 1
     assert stats["prefilter_hits"] == {"html-embedded-jsonld": 2, "html-microdata": 2}
     assert stats["pages_parsed"] == 3, "the page without structured data must not pass the prefilter"
+    assert stats["pages_dom_parsed"] == 2, "the JSON-LD-only page must not need a DOM"
     assert stats["pages_with_triples_by_format"] == {"html-embedded-jsonld": 2, "html-microdata": 2}
     assert stats["hosts"] == {"sample.quadfleet.example": 4}
     assert stats["errors"].get("jsonld-remote-context") == 1

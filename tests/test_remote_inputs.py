@@ -34,7 +34,7 @@ def test_http_inputs_and_listing_with_an_http_prefix(http_root, tmp_path_factory
     build_sample(root / "crawl-data" / "a.warc.gz")
     (root / "warc.paths.gz").write_bytes(gzip.compress(b"crawl-data/a.warc.gz\ncrawl-data/missing.warc.gz\n"))
     out = tmp_path_factory.mktemp("out")
-    rc = main(["extract", "--listing", str(root / "warc.paths.gz"), "--prefix", base, "--out", str(out),
+    rc = main(["extract", "--listing", base + "warc.paths.gz", "--prefix", base, "--out", str(out),
                "--processes", "1", "--quiet"])
     err = capsys.readouterr().err
     assert rc == 1  # the missing one

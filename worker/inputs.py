@@ -58,9 +58,19 @@ def spec(location: str) -> InputSpec:
 def read_listing(path: str, prefix: str) -> list[str]:
     """Locations named by a path list (plain or .gz, one per line, '#' comments), joined to ``prefix``."""
     try:
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            lines = [line.strip() for line in fh]
+        if path.startswith(REMOTE_SCHEMES):
+            from .sources import open_stream
+
+            stream = open_stream(path)
+            try:
+                data = stream.read()
+            finally:
+                stream.close()
+        else:
+            data = Path(path).read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        lines = [line.strip() for line in data.decode("utf-8").splitlines()]
     except OSError as exc:
         raise InputError(f"{path}: cannot read listing: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, EOFError) as exc:
