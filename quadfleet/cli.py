@@ -88,8 +88,115 @@ def cmd_extract(args) -> int:
     return 1 if failed else 0
 
 
+def _check_s3_out(out: str) -> str:
+    from .worker.s3store import split_s3_url
+
+    try:
+        split_s3_url(out)
+    except ValueError as exc:
+        raise UsageError(f"--out {exc}") from None
+    return out.rstrip("/")
+
+
+def cmd_enqueue(args) -> int:
+    from .coordinator.enqueue import crawl_listing, enqueue, remote_specs
+    from .worker.config import load_config
+    from .worker.inputs import read_listing
+
+    config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
+    out = _check_s3_out(args.out)
+    sources = [bool(args.inputs), bool(args.listing), bool(args.crawl)]
+    if sum(sources) != 1:
+        raise UsageError("enqueue: name the inputs one way: INPUT..., --listing FILE or --crawl CC-MAIN-YYYY-WW")
+    locations = list(args.inputs)
+    if args.listing:
+        locations = read_listing(args.listing, args.prefix)
+    if args.crawl:
+        listing = crawl_listing(args.crawl, args.prefix)
+        locations = read_listing(listing, args.prefix)
+    if args.limit is not None:
+        if args.limit < 1:
+            raise UsageError(f"enqueue: --limit must be at least 1, not {args.limit}")
+        locations = locations[:args.limit]
+    specs = remote_specs(locations)
+    result = enqueue(args.queue_url, out, specs, config)
+    if result.skipped_committed:
+        print(f"skipped {len(result.skipped_committed)} input(s) already committed under {out}", file=sys.stderr)
+    if result.skipped_queued:
+        print(f"skipped {len(result.skipped_queued)} input(s) already queued by run {result.run} "
+              "(status shows their progress; redrive brings back dead letters)", file=sys.stderr)
+    for name, reason in result.failed:
+        print(f"quadfleet: {name}: not enqueued: {reason}", file=sys.stderr)
+    print(f"run {result.run}: enqueued {result.sent} input(s) on {args.queue_url}", file=sys.stderr)
+    return 1 if result.failed else 0
+
+
+def cmd_work(args) -> int:
+    from .worker.config import load_config
+    from .worker.supervisor import run_workers, setup_logging
+
+    config = load_config(args.config)
+    if args.spot_endpoint:
+        config = _with_spot_endpoint(config, args.spot_endpoint)
+    if args.processes < 1:
+        raise UsageError(f"work: --processes must be at least 1, not {args.processes}")
+    if args.idle_exit is not None and args.idle_exit < 0:
+        raise UsageError(f"work: --idle-exit must be a number of seconds, not {args.idle_exit}")
+    setup_logging()
+    return run_workers(args.queue_url, config, args.processes, args.idle_exit)
+
+
+def _with_spot_endpoint(config, endpoint: str):
+    import dataclasses
+
+    if not (endpoint in ("auto", "off") or endpoint.startswith(("http://", "https://"))):
+        raise UsageError(f'work: --spot-endpoint must be "auto", "off" or an http(s) URL, not {endpoint!r}')
+    return dataclasses.replace(config, worker=dataclasses.replace(config.worker, spot_endpoint=endpoint))
+
+
+def cmd_status(args) -> int:
+    import time
+
+    from rich.console import Console
+    from rich.live import Live
+
+    from .coordinator.status import run_status, status_table
+
+    out = _check_s3_out(args.out)
+    console = Console()
+    if not args.watch:
+        console.print(status_table(run_status(args.queue_url, out), out))
+        return 0
+    with Live(status_table(run_status(args.queue_url, out), out), console=console, auto_refresh=False) as live:
+        try:
+            while True:
+                time.sleep(args.interval)
+                live.update(status_table(run_status(args.queue_url, out), out), refresh=True)
+        except KeyboardInterrupt:
+            return 0
+
+
+def cmd_redrive(args) -> int:
+    from .coordinator.queues import redrive
+
+    moved = redrive(args.queue_url)
+    print(f"moved {moved} message(s) from the dead-letter queue back to {args.queue_url}", file=sys.stderr)
+    return 0
+
+
+def cmd_queue_create(args) -> int:
+    from .coordinator.queues import create_queue
+    from .worker.config import load_config
+
+    config = load_config(args.config)
+    url, dlq = create_queue(args.name, config.queue, args.region)
+    print(url)
+    print(f"dead-letter queue: {dlq} (after {config.queue.max_receive_count} receives)", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="quadfleet", description=__doc__)
+    ap = argparse.ArgumentParser(prog="quadfleet", description="Extract JSON-LD and microdata from web archives into N-Quads, on one machine or a fleet.")
     ap.add_argument("--version", action="version", version=f"quadfleet {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
@@ -118,6 +225,47 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep xhtml-vocab and rdfa-namespace predicates")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(func=cmd_extract)
+    q = sub.add_parser("enqueue", help="put a run's inputs on the SQS work queue")
+    q.add_argument("inputs", nargs="*", metavar="INPUT", help="s3:// or https:// archive URLs")
+    q.add_argument("--queue-url", required=True)
+    q.add_argument("--out", required=True, metavar="s3://BUCKET/PREFIX", help="where the run's outputs go")
+    q.add_argument("--listing", metavar="FILE", help="a path list (local, https:// or s3://), one per line")
+    q.add_argument("--crawl", metavar="CC-MAIN-YYYY-WW", help="every WARC of that Common Crawl crawl")
+    q.add_argument("--prefix", default="s3://commoncrawl/",
+                   help="base for relative paths (default s3://commoncrawl/; or https://data.commoncrawl.org/)")
+    q.add_argument("--limit", type=int, help="only the first N inputs")
+    q.add_argument("--formats", type=_formats, help="comma-separated format ids (default: config)")
+    q.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
+    q.add_argument("--keep-all-predicates", action="store_true", default=None)
+    q.set_defaults(func=cmd_enqueue)
+
+    w = sub.add_parser("work", help="take inputs from the queue, extract them to S3, until stopped or idle")
+    w.add_argument("--queue-url", required=True)
+    w.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="default: one per CPU")
+    w.add_argument("--idle-exit", type=float, metavar="SECONDS", help="exit after this long with nothing to do")
+    w.add_argument("--spot-endpoint", help='instance metadata endpoint for spot notices ("auto", "off", URL)')
+    w.add_argument("--config", help="a TOML file overriding config/quadfleet.toml (queue and worker settings)")
+    w.set_defaults(func=cmd_work)
+
+    st = sub.add_parser("status", help="how a fleet run stands")
+    st.add_argument("--queue-url", required=True)
+    st.add_argument("--out", required=True, metavar="s3://BUCKET/PREFIX")
+    st.add_argument("--watch", action="store_true", help="refresh until interrupted")
+    st.add_argument("--interval", type=float, default=10.0, help="seconds between refreshes with --watch")
+    st.set_defaults(func=cmd_status)
+
+    rd = sub.add_parser("redrive", help="move dead-lettered messages back to the work queue")
+    rd.add_argument("--queue-url", required=True)
+    rd.set_defaults(func=cmd_redrive)
+
+    qc = sub.add_parser("queue", help="manage work queues")
+    qsub = qc.add_subparsers(dest="queue_command", required=True)
+    qcreate = qsub.add_parser("create", help="create a work queue and its dead-letter queue; prints the URL")
+    qcreate.add_argument("name")
+    qcreate.add_argument("--region", help="default: from the AWS configuration")
+    qcreate.add_argument("--config", help="a TOML file overriding config/quadfleet.toml ([queue] settings)")
+    qcreate.set_defaults(func=cmd_queue_create)
+
     sm = sub.add_parser("sample", help="build the bundled sample archive and extract it (a first try)")
     sm.add_argument("--out", default="sample-out", metavar="DIR", help="output directory (default sample-out)")
     sm.add_argument("--processes", type=int, default=1)

@@ -20,8 +20,25 @@ except ModuleNotFoundError:  # Python 3.10
 
 from .errors import ConfigError
 
-_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "prefilter_needles", "limits", "output"}
-_TABLE_KEYS = {"limits": {"max_page_bytes"}, "output": {"compresslevel"}}
+_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "prefilter_needles", "limits", "output", "queue",
+             "worker"}
+_TABLE_KEYS = {"limits": {"max_page_bytes"}, "output": {"compresslevel"},
+               "queue": {"visibility_timeout", "max_receive_count", "wait_time_seconds", "retry_delay"},
+               "worker": {"spot_endpoint", "spot_poll_interval"}}
+
+
+@dataclass(frozen=True)
+class QueueSettings:
+    visibility_timeout: int = 900
+    max_receive_count: int = 3
+    wait_time_seconds: int = 20
+    retry_delay: int = 60
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    spot_endpoint: str = "auto"
+    spot_poll_interval: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -32,9 +49,14 @@ class Config:
     prefilter_needles: dict  # format id -> tuple[bytes, ...]
     max_page_bytes: int
     compresslevel: int
+    # How the fleet runs; not part of what is extracted, so not in the hash or the run manifest.
+    queue: QueueSettings = QueueSettings()
+    worker: WorkerSettings = WorkerSettings()
 
     def to_json(self) -> dict:
+        """What determines the output (travels to worker processes and into run manifests)."""
         d = dataclasses.asdict(self)
+        del d["queue"], d["worker"]
         d["formats"] = list(self.formats)
         d["prefilter_needles"] = {k: [n.decode() for n in v] for k, v in sorted(self.prefilter_needles.items())}
         return d
@@ -120,9 +142,25 @@ def _validate(raw: dict, where: str) -> Config:
     level = raw.get("output", {}).get("compresslevel")
     if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 9:
         raise bad("output.compresslevel", f"must be an integer from 1 to 9, not {level!r}")
+    q = raw.get("queue", {})
+    ints = {"visibility_timeout": (1, 43200), "max_receive_count": (1, 1000), "wait_time_seconds": (0, 20),
+            "retry_delay": (0, 43200)}
+    for key, (lo, hi) in ints.items():
+        v = q.get(key, getattr(QueueSettings, key))
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            raise bad(f"queue.{key}", f"must be an integer from {lo} to {hi}, not {v!r}")
+    w = raw.get("worker", {})
+    endpoint = w.get("spot_endpoint", "auto")
+    if not isinstance(endpoint, str) or not (endpoint in ("auto", "off") or endpoint.startswith(("http://", "https://"))):
+        raise bad("worker.spot_endpoint", f'must be "auto", "off" or an http(s) URL, not {endpoint!r}')
+    interval = w.get("spot_poll_interval", 5)
+    if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not 0.1 <= interval <= 60:
+        raise bad("worker.spot_poll_interval", f"must be a number of seconds from 0.1 to 60, not {interval!r}")
     return Config(formats=tuple(formats), keep_all_predicates=raw["keep_all_predicates"],
                   prefilter=raw["prefilter"], prefilter_needles=needles,
-                  max_page_bytes=max_page, compresslevel=level)
+                  max_page_bytes=max_page, compresslevel=level,
+                  queue=QueueSettings(**{k: q.get(k, getattr(QueueSettings, k)) for k in ints}),
+                  worker=WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval)))
 
 
 def load_config(path: str | None = None, *, formats: list[str] | None = None,

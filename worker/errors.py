@@ -13,5 +13,13 @@ class InputError(QuadfleetError):
     """An input cannot be found, named or opened."""
 
 
+class InputMissing(InputError):
+    """The input does not exist (404, NoSuchKey): retrying cannot help, so the fleet does not retry it."""
+
+
 class ArchiveError(QuadfleetError):
     """An archive is not a readable WARC/ARC, or breaks off: that archive fails, the others go on."""
+
+
+class Interrupted(Exception):
+    """Work was asked to stop (SIGTERM, a spot notice) before the input was done: nothing is committed."""

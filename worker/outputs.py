@@ -33,6 +33,7 @@ class LocalStore:
 
     def __init__(self, root: str | Path):
         self.root = Path(root)
+        self.url = str(root)
         self.scratch = self.root / ".tmp"
 
     def prepare(self) -> None:
@@ -76,6 +77,17 @@ class LocalStore:
             (self.root / key).unlink()
         except FileNotFoundError:
             pass
+
+    def list(self, folder: str) -> dict[str, dict]:
+        """{key: {"size", "modified"}} for every file under ``folder`` (as S3Store.list)."""
+        out = {}
+        base = self.root / folder
+        if base.is_dir():
+            for path in base.rglob("*"):
+                if path.is_file():
+                    st = path.stat()
+                    out[str(path.relative_to(self.root))] = {"size": st.st_size, "modified": st.st_mtime}
+        return out
 
 
 class FormatWriters:

@@ -4,6 +4,7 @@ extract → write → commit. Where the work runs (a local process pool, an SQS 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import socket
 import time
@@ -15,6 +16,7 @@ from urllib.parse import urlsplit
 
 from .. import __version__
 from .config import Config
+from .errors import Interrupted
 from .inputs import InputSpec
 from .outputs import FormatWriters, data_key, done_key, error_key, stats_key
 from .pagequads import extract_page, prefilter
@@ -43,8 +45,11 @@ def _host(url: str) -> str:
 
 
 def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
-                  progress: Callable[[int], None] | None = None) -> FileStats:
-    """Read one archive and write its quads through ``writers``; the statistics of what was seen."""
+                  progress: Callable[[int], None] | None = None,
+                  stop: Callable[[], bool] | None = None) -> FileStats:
+    """Read one archive and write its quads through ``writers``; the statistics of what was seen.
+
+    ``stop`` is asked before each page; if it says yes, Interrupted is raised (a worker shutting down)."""
     stats = FileStats(inputs=1)
     extractors = config.extractors()
     counts: Counter = Counter()
@@ -52,6 +57,8 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
     pending = 0
     try:
         for page in iter_pages(stream, counts, config.max_page_bytes):
+            if stop is not None and stop():
+                raise Interrupted(f"{spec.name}: stopped before the end")
             host = _host(page.url)
             stats.hosts[host] = stats.hosts.get(host, 0) + 1
             fired = prefilter(page, extractors) if config.prefilter else extractors
@@ -110,7 +117,8 @@ def _now() -> str:
 
 
 def process_input(spec: InputSpec, store, config: Config,
-                  progress: Callable[[int], None] | None = None) -> FileStats | None:
+                  progress: Callable[[int], None] | None = None,
+                  stop: Callable[[], bool] | None = None) -> FileStats | None:
     """Extract one input and commit its outputs; None if it was already committed.
 
     Commit order: data files, then statistics, then the done marker. Raises (QuadfleetError for the
@@ -122,7 +130,7 @@ def process_input(spec: InputSpec, store, config: Config,
     started_iso = _now()
     writers = FormatWriters(store.scratch, spec.id, config.compresslevel)
     try:
-        stats = extract_input(spec, config, writers, progress)
+        stats = extract_input(spec, config, writers, progress, stop)
     except BaseException:
         writers.discard()
         raise
@@ -145,12 +153,17 @@ def process_input(spec: InputSpec, store, config: Config,
     }
     store.put_bytes(stats_key(spec.id), json.dumps(doc, indent=1, sort_keys=False).encode())
     store.delete(error_key(spec.id))
-    store.put_marker(done_key(spec.id), json.dumps({"finished": doc["finished"]}).encode())
+    if not store.put_marker(done_key(spec.id), json.dumps({"finished": doc["finished"]}).encode()):
+        stats.committed_by_other = True  # another attempt committed first (duplicate delivery)
     return stats
 
 
-def record_failure(spec: InputSpec, store, reason: str, attempt: int = 1) -> None:
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def record_failure(spec: InputSpec, store, reason: str, attempt: int = 1, **extra) -> None:
     """Write errors/<id>.json: what failed, why, where and when (kept until the input commits)."""
     doc = {"input": spec.uri, "input_id": spec.id, "reason": reason, "attempt": attempt,
-           "worker": socket.gethostname(), "time": _now(), "versions": versions()}
+           "worker": worker_name(), "time": _now(), "versions": versions(), **extra}
     store.put_bytes(error_key(spec.id), json.dumps(doc, indent=1).encode())

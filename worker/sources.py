@@ -1,10 +1,13 @@
 """Open an input by its URI (local path, file:, https:, s3:) as a binary stream."""
 from __future__ import annotations
 
+import http.client
+import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .errors import InputError
+from .errors import ArchiveError, InputError, InputMissing
 
 
 def read_small(location: str) -> tuple[bytes, str | None, str]:
@@ -43,41 +46,129 @@ class CountingReader:
         self.raw.close()
 
 
-def _s3_client():
-    import boto3
-    from botocore.config import Config
+# Read failures that a new connection can cure: resume at the byte we reached. Anything else is raised.
+def _retryable_read_errors() -> tuple[type[BaseException], ...]:
+    import botocore.exceptions
+    import urllib3.exceptions
 
-    return boto3.client("s3", config=Config(retries={"mode": "adaptive", "max_attempts": 10}))
+    return (ConnectionError, TimeoutError, http.client.IncompleteRead, http.client.RemoteDisconnected,
+            urllib3.exceptions.ProtocolError, urllib3.exceptions.ReadTimeoutError,
+            botocore.exceptions.ResponseStreamingError, botocore.exceptions.IncompleteReadError,
+            botocore.exceptions.ReadTimeoutError, botocore.exceptions.ConnectionClosedError)
+
+
+class ResumingReader:
+    """A network stream that survives dropped connections by reopening at the current offset (a Range
+    request, pinned to the same object version by its ETag). Up to ``max_resumes`` times per input."""
+
+    def __init__(self, name: str, open_at, max_resumes: int = 5, backoff: float = 0.5):
+        self.name = name
+        self.open_at = open_at
+        self.max_resumes = max_resumes
+        self.backoff = backoff
+        self.pos = 0
+        self.resumes = 0
+        self.retryable = _retryable_read_errors()
+        self.raw = open_at(0)
+
+    def read(self, n: int = -1) -> bytes:
+        while True:
+            try:
+                data = self.raw.read(n) if n is not None and n >= 0 else self.raw.read()
+                self.pos += len(data)
+                return data
+            except self.retryable as exc:
+                self.resumes += 1
+                if self.resumes > self.max_resumes:
+                    raise ArchiveError(f"connection dropped {self.resumes} times; last: "
+                                       f"{type(exc).__name__}: {exc}") from None
+                try:
+                    self.raw.close()
+                except Exception:
+                    pass
+                time.sleep(self.backoff * self.resumes)
+                self.raw = self.open_at(self.pos)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _open_http(uri: str):
+    state: dict = {}
+
+    def open_at(pos: int):
+        headers = {"User-Agent": "quadfleet"}
+        if pos:
+            headers["Range"] = f"bytes={pos}-"
+            if state.get("etag"):
+                headers["If-Range"] = state["etag"]
+        try:
+            resp = urllib.request.urlopen(urllib.request.Request(uri, headers=headers), timeout=60)
+        except urllib.error.HTTPError as exc:
+            if exc.code in (404, 410):
+                raise InputMissing(f"{uri}: cannot fetch: HTTP Error {exc.code}: {exc.reason}") from None
+            raise InputError(f"{uri}: cannot fetch: HTTP Error {exc.code}: {exc.reason}") from None
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{uri}: cannot fetch: {exc}") from None
+        if pos and resp.status != 206:
+            resp.close()
+            raise ArchiveError(f"{uri}: connection dropped at byte {pos} and the server cannot resume "
+                               "(no Range support, or the file changed)")
+        if not pos:
+            state["etag"] = resp.headers.get("ETag")
+        return resp
+
+    return ResumingReader(uri, open_at)
+
+
+def _open_s3(uri: str):
+    import botocore.exceptions
+
+    from .aws import client, describe, error_code
+
+    bucket, _, key = uri[5:].partition("/")
+    if not bucket or not key:
+        raise InputError(f"{uri}: not an s3://BUCKET/KEY URL")
+    s3 = client("s3")
+    state: dict = {}
+
+    def open_at(pos: int):
+        kwargs = {"Bucket": bucket, "Key": key}
+        if pos:
+            kwargs["Range"] = f"bytes={pos}-"
+            if state.get("etag"):
+                kwargs["IfMatch"] = state["etag"]
+        try:
+            resp = s3.get_object(**kwargs)
+        except botocore.exceptions.ClientError as exc:
+            if error_code(exc) in ("NoSuchKey", "NoSuchBucket", "404"):
+                raise InputMissing(f"{uri}: S3 said {describe(exc)}") from None
+            raise InputError(f"{uri}: S3 said {describe(exc)}") from None
+        except botocore.exceptions.NoCredentialsError:
+            raise InputError(f"{uri}: no AWS credentials found (configure them, or read Common Crawl "
+                             "over https://data.commoncrawl.org/ with --prefix)") from None
+        except botocore.exceptions.BotoCoreError as exc:
+            raise InputError(f"{uri}: cannot reach S3: {exc}") from None
+        if not pos:
+            state["etag"] = resp.get("ETag")
+        return resp["Body"]
+
+    return ResumingReader(uri, open_at)
 
 
 def open_stream(uri: str):
-    """A readable binary stream of the input (not buffered whole). Raises InputError if it cannot open."""
+    """A readable binary stream of the input, never buffered whole; network streams resume after a
+    dropped connection. Raises InputError (InputMissing if it does not exist) if it cannot open."""
     if uri.startswith("file://"):
         path = uri[7:]
         try:
             return open(path, "rb")
+        except FileNotFoundError:
+            raise InputMissing(f"{path}: no such file") from None
         except OSError as exc:
             raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
     if uri.startswith(("http://", "https://")):
-        try:
-            return urllib.request.urlopen(urllib.request.Request(uri, headers={"User-Agent": "quadfleet"}),
-                                          timeout=60)
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{uri}: cannot fetch: {exc}") from None
+        return _open_http(uri)
     if uri.startswith("s3://"):
-        import botocore.exceptions
-
-        bucket, _, key = uri[5:].partition("/")
-        if not bucket or not key:
-            raise InputError(f"{uri}: not an s3://BUCKET/KEY URL")
-        try:
-            return _s3_client().get_object(Bucket=bucket, Key=key)["Body"]
-        except botocore.exceptions.NoCredentialsError:
-            raise InputError(f"{uri}: no AWS credentials found (configure them, or read Common Crawl "
-                             "over https://data.commoncrawl.org/ with --prefix)") from None
-        except botocore.exceptions.ClientError as exc:
-            err = exc.response.get("Error", {})
-            raise InputError(f"{uri}: S3 said {err.get('Code')}: {err.get('Message')}") from None
-        except botocore.exceptions.BotoCoreError as exc:
-            raise InputError(f"{uri}: cannot reach S3: {exc}") from None
+        return _open_s3(uri)
     raise InputError(f"{uri}: unsupported location (use a path, file://, https://, http:// or s3://)")

@@ -49,6 +49,8 @@ class FileStats:
     errors: dict = field(default_factory=dict)              # kind -> count (pages, blocks, triples lost)
     notes: dict = field(default_factory=dict)               # kind -> count (not failures, e.g. repaired JSON)
     duration_s: float = 0.0
+    # Not a statistic: set when the commit marker was already there (another attempt won the race).
+    committed_by_other: bool = field(default=False, compare=False, repr=False)
 
     NUMBERS = ("inputs", "bytes", "records", "html_pages", "non_html_responses", "truncated_pages",
                "pages_parsed", "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
