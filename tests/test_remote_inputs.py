@@ -68,3 +68,61 @@ def test_s3_inputs_through_a_moto_server(tmp_path, monkeypatch, capsys):
         assert "s3://crawl/seg/1/nope.warc.gz: S3 said NoSuchKey" in err
     finally:
         server.stop()
+
+
+class _DroppingHandler(http.server.BaseHTTPRequestHandler):
+    """Serves one file with Range support; the first full response breaks off half-way, as a dropped
+    connection does."""
+
+    data = b""
+    requests: list = []
+
+    def do_GET(self):  # noqa: N802
+        rng = self.headers.get("Range")
+        type(self).requests.append(rng)
+        etag = '"v1"'
+        if rng:
+            start = int(rng.split("=")[1].split("-")[0])
+            body = self.data[start:]
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(self.data) - 1}/{len(self.data)}")
+        else:
+            body = self.data
+            self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", etag)
+        self.end_headers()
+        if not rng:
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.connection.shutdown(2)  # drop it
+            return
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_dropped_connection_resumes_with_a_range_request(tmp_path):
+    from quadfleet.worker.config import load_config
+    from quadfleet.worker.outputs import LocalStore
+    from quadfleet.worker.process import process_input
+
+    archive = build_sample(tmp_path / "s.warc.gz")
+    _DroppingHandler.data = archive.read_bytes()
+    _DroppingHandler.requests = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _DroppingHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/s.warc.gz"
+        store = LocalStore(tmp_path / "out")
+        store.prepare()
+        stats = process_input(spec(url), store, load_config())
+        local = LocalStore(tmp_path / "out-local")
+        local.prepare()
+        expected = process_input(spec(str(archive)), local, load_config())
+    finally:
+        server.shutdown()
+    assert _DroppingHandler.requests[0] is None and _DroppingHandler.requests[1].startswith("bytes=")
+    assert stats.html_pages == expected.html_pages == 4
+    assert stats.triples == expected.triples and stats.bytes == len(_DroppingHandler.data)

@@ -63,18 +63,21 @@ class ResumingReader:
 
     def __init__(self, name: str, open_at, max_resumes: int = 5, backoff: float = 0.5):
         self.name = name
-        self.open_at = open_at
+        self.open_at = open_at  # offset -> (stream, total size or None)
         self.max_resumes = max_resumes
         self.backoff = backoff
         self.pos = 0
         self.resumes = 0
         self.retryable = _retryable_read_errors()
-        self.raw = open_at(0)
+        self.raw, self.size = open_at(0)
 
     def read(self, n: int = -1) -> bytes:
         while True:
             try:
                 data = self.raw.read(n) if n is not None and n >= 0 else self.raw.read()
+                if not data and n != 0 and self.size is not None and self.pos < self.size:
+                    # http.client ends a short body quietly: a drop all the same.
+                    raise ConnectionError(f"connection closed at byte {self.pos} of {self.size}")
                 self.pos += len(data)
                 return data
             except self.retryable as exc:
@@ -87,7 +90,7 @@ class ResumingReader:
                 except Exception:
                     pass
                 time.sleep(self.backoff * self.resumes)
-                self.raw = self.open_at(self.pos)
+                self.raw, _ = self.open_at(self.pos)
 
     def close(self) -> None:
         self.raw.close()
@@ -116,7 +119,8 @@ def _open_http(uri: str):
                                "(no Range support, or the file changed)")
         if not pos:
             state["etag"] = resp.headers.get("ETag")
-        return resp
+        length = resp.headers.get("Content-Length")
+        return resp, (pos + int(length) if length and length.isdigit() else None)
 
     return ResumingReader(uri, open_at)
 
@@ -151,7 +155,7 @@ def _open_s3(uri: str):
             raise InputError(f"{uri}: cannot reach S3: {exc}") from None
         if not pos:
             state["etag"] = resp.get("ETag")
-        return resp["Body"]
+        return resp["Body"], pos + resp["ContentLength"] if "ContentLength" in resp else None
 
     return ResumingReader(uri, open_at)
 
