@@ -1,0 +1,56 @@
+"""The fleet's message shape: what enqueue writes, the worker reads back; anything else is refused."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from quadfleet.worker.config import load_config
+from quadfleet.worker.errors import ConfigError
+from quadfleet.worker.inputs import spec
+from quadfleet.worker.messages import MalformedMessage, WorkItem, parse_message
+
+URL = "s3://commoncrawl/crawl-data/CC-MAIN-2024-22/segments/1/warc/CC-MAIN-1-00000.warc.gz"
+
+
+def good() -> dict:
+    return json.loads(WorkItem("run-1", spec(URL), "s3://out/prefix").body())
+
+
+def test_round_trip():
+    item = parse_message(json.dumps(good()))
+    assert item.spec == spec(URL) and item.run == "run-1" and item.out == "s3://out/prefix"
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda d: "not json", "not JSON"),
+    (lambda d: [d], "not a JSON object"),
+    (lambda d: {**d, "extra": 1}, "unexpected ['extra']"),
+    (lambda d: {k: v for k, v in d.items() if k != "run"}, "missing ['run']"),
+    (lambda d: {**d, "quadfleet": 2}, "version 2"),
+    (lambda d: {**d, "run": ""}, "run must be a non-empty string"),
+    (lambda d: {**d, "input": "/local/file.warc.gz"}, "is not an s3:// or https:// URL"),
+    (lambda d: {**d, "out": "/tmp/out"}, "not an s3://BUCKET/PREFIX URL"),
+    (lambda d: {**d, "input_id": "someone-else-00000000"}, "does not belong to input"),
+])
+def test_malformed_messages_are_refused_with_a_reason(change, why):
+    changed = change(good())
+    body = changed if isinstance(changed, str) else json.dumps(changed)
+    with pytest.raises(MalformedMessage) as info:
+        parse_message(body)
+    assert why in str(info.value)
+
+
+def test_queue_settings_are_validated(tmp_path):
+    cfg = tmp_path / "q.toml"
+    cfg.write_text("[queue]\nvisibility_timeout = 3\nwait_time_seconds = 1\n")
+    c = load_config(str(cfg))
+    assert c.queue.visibility_timeout == 3 and c.queue.wait_time_seconds == 1 and c.queue.max_receive_count == 3
+    assert c.hash == load_config().hash, "fleet settings must not change what is extracted"
+    for bad, msg in [("[queue]\nwait_time_seconds = 30", "queue.wait_time_seconds"),
+                     ("[queue]\npoll = 1", "queue.poll: unknown key"),
+                     ('[worker]\nspot_endpoint = "ftp://x"', "worker.spot_endpoint")]:
+        cfg.write_text(bad)
+        with pytest.raises(ConfigError) as info:
+            load_config(str(cfg))
+        assert msg in str(info.value)
