@@ -70,7 +70,10 @@ def open_run(store: S3Store, config: Config) -> Manifest:
     return manifest
 
 
-def enqueue(queue_url: str, out: str, specs: list[InputSpec], config: Config) -> EnqueueResult:
+def enqueue(queue_url: str, out: str, specs: list[InputSpec], config: Config,
+            resend: bool = False) -> EnqueueResult:
+    """``resend``: send again inputs this run queued before but never committed (after messages were
+    lost: a purged dead-letter queue, expired retention). Duplicates are harmless, only wasted work."""
     sqs = client("sqs", region_of_queue(queue_url))
     try:
         sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])
@@ -85,7 +88,7 @@ def enqueue(queue_url: str, out: str, specs: list[InputSpec], config: Config) ->
     for s in specs:
         if s.id in committed:
             result.skipped_committed.append(s.name)
-        elif s.id in queued:
+        elif s.id in queued and not resend:
             result.skipped_queued.append(s.name)
         else:
             todo.append(s)

@@ -119,7 +119,7 @@ def cmd_enqueue(args) -> int:
             raise UsageError(f"enqueue: --limit must be at least 1, not {args.limit}")
         locations = locations[:args.limit]
     specs = remote_specs(locations)
-    result = enqueue(args.queue_url, out, specs, config)
+    result = enqueue(args.queue_url, out, specs, config, resend=args.resend)
     if result.skipped_committed:
         print(f"skipped {len(result.skipped_committed)} input(s) already committed under {out}", file=sys.stderr)
     if result.skipped_queued:
@@ -234,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--prefix", default="s3://commoncrawl/",
                    help="base for relative paths (default s3://commoncrawl/; or https://data.commoncrawl.org/)")
     q.add_argument("--limit", type=int, help="only the first N inputs")
+    q.add_argument("--resend", action="store_true",
+                   help="also send inputs this run queued before but never committed (lost messages)")
     q.add_argument("--formats", type=_formats, help="comma-separated format ids (default: config)")
     q.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
     q.add_argument("--keep-all-predicates", action="store_true", default=None)

@@ -5,8 +5,13 @@ The lifecycle reads top to bottom: ``work`` → ``receive`` → ``handle`` → `
 already committed is deleted without work, and the commit marker (If-None-Match: *) lets one attempt win.
 
 Shutdown has two stages. The first SIGTERM/SIGINT (or a spot notice) stops receiving; a message in hand is
-released at once (visibility 0) for another worker, and the process exits 0. A second signal exits at once;
-the message then comes back when its visibility times out, which is the safety net for every failure.
+released at once (visibility 0) for another worker, and the process exits 0. A long poll in progress is
+left to finish (at most ``wait_time_seconds``), and whatever it returns is handed back: an exception raised
+from the signal handler only makes botocore retry the poll (it wraps it as HTTPClientError), and a poll
+really abandoned would not stop SQS from delivering a message into the closed connection, where it would
+stay hidden for the whole visibility timeout.
+A second signal exits at once; the message then comes back when its visibility times out, which is the
+safety net for every failure.
 """
 from __future__ import annotations
 
@@ -32,10 +37,6 @@ from .runs import Manifest, RunError, load_manifest
 from .s3store import S3Store
 
 log = logging.getLogger("quadfleet.worker")
-
-
-class Shutdown(Exception):
-    """Raised by the signal handler to abandon a long poll (no message is in hand then)."""
 
 
 @dataclass
@@ -106,15 +107,16 @@ class Heartbeat:
 
 
 class Worker:
-    def __init__(self, queue_url: str, config: Config, idle_exit: float | None = None):
+    def __init__(self, queue_url: str, config: Config, idle_exit: float | None = None,
+                 caught_delay: int = 0):
         self.queue_url = queue_url
+        self.caught_delay = caught_delay  # visibility of a message a poll brings after a stop (see receive)
         self.config = config
         self.idle_exit = idle_exit
         self.sqs = client("sqs", region_of_queue(queue_url))
         self.queue = queue_info(self.sqs, queue_url)
         self.scratch = ""  # made by work(): a checked-but-unused Worker leaves nothing behind
         self.stopping = False
-        self.polling = False
         self.signals = 0
         self.manifests: dict[str, Manifest] = {}
         self.done = self.failed = 0
@@ -138,8 +140,6 @@ class Worker:
                     continue
                 self.handle(msg)
                 idle_since = time.monotonic()
-        except Shutdown:
-            pass
         finally:
             shutil.rmtree(self.scratch, ignore_errors=True)
         log.info("stopped: %d committed, %d failed", self.done, self.failed)
@@ -149,10 +149,9 @@ class Worker:
         wait = self.config.queue.wait_time_seconds
         if self.idle_exit is not None:
             wait = max(0, min(wait, int(self.idle_exit - (time.monotonic() - idle_since) + 0.999)))
-        self.polling = True
+        if self.stopping:
+            return None
         try:
-            if self.stopping:
-                return None
             resp = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=1,
                                             WaitTimeSeconds=wait,
                                             MessageSystemAttributeNames=["ApproximateReceiveCount"])
@@ -160,16 +159,17 @@ class Worker:
             log.warning("receive failed: %s", describe(exc))
             time.sleep(min(5.0, max(wait, 1)))
             return None
-        finally:
-            self.polling = False
         messages = resp.get("Messages", [])
         if not messages:
             return None
         m = messages[0]
         msg = Received(m["MessageId"], m["ReceiptHandle"], m.get("Body", ""),
                        int(m.get("Attributes", {}).get("ApproximateReceiveCount", 1)))
-        if self.stopping:  # the signal came while the poll was answering: hand it straight back
-            self.release(msg)
+        if self.stopping:  # the signal came while the poll was waiting: hand it back
+            # Our sibling processes stop at the same moment and their polls may still be waiting: a message
+            # visible at once could bounce between them, each receive counting towards the dead-letter queue.
+            # So it comes back only after their polls have ended (0 for a lone worker).
+            self.set_visibility(msg, self.caught_delay)
             return None
         return msg
 
@@ -321,9 +321,7 @@ class Worker:
                 log.warning("second signal: exiting now")
                 os._exit(1)
             log.info("signal %d: finishing up", signum)
-            self.stopping = True
-            if self.polling:
-                raise Shutdown()
+            self.stopping = True  # never raise here: see the module docstring
 
         signal.signal(signal.SIGTERM, handler)
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a supervised child leaves SIGINT alone

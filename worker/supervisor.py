@@ -39,7 +39,7 @@ def _die_with_parent() -> None:
 def _child(queue_url: str, config: Config, idle_exit: float | None) -> None:
     _die_with_parent()
     setup_logging()
-    worker = Worker(queue_url, config, idle_exit)
+    worker = Worker(queue_url, config, idle_exit, caught_delay=config.queue.wait_time_seconds + 1)
     sys.exit(worker.work())
 
 

@@ -1,0 +1,359 @@
+"""The fleet end to end: a moto server (S3 and SQS on 127.0.0.1), the real `quadfleet` CLI in separate
+processes (queue create, enqueue, work, status, redrive), real corpus archives, and the failures a fleet
+meets: killed workers, spot notices, poison archives, duplicate and malformed messages.
+
+Queues use a 3 s visibility timeout, 1 s long polls and two receives before dead-lettering, so lost
+messages come back in seconds; every wait is a poll with a deadline.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import signal
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import corpus_path
+from fleet_helpers import (
+    FakeImds,
+    Fleet,
+    build_slow_archive,
+    fleet_env,
+    input_id_of,
+    keys_of,
+    local_quads,
+    stem_of,
+    wait_until,
+)
+
+moto_server = pytest.importorskip("moto.server")
+
+GOOD = [("warc-commoncrawl", "whirlwind.warc.gz"),
+        ("warc-real-misc", "dolma-sample-0000.warc.gz"),
+        ("warc-real-misc", "dolma-sample-0001.warc.gz"),
+        ("warc-commoncrawl", "resiliparse-CC-MAIN-2020-34-sample.warc.gz"),
+        ("warc-real-misc", "ukwa-BL-20140325121225068-00000-32090_opera_8443.warc.gz"),
+        ("warc-real-misc", "wac-IAH-urls-wget.warc.gz")]
+SLOW_NAME = "slow-jsonld.warc.gz"
+# What a run leaves under its output prefix when every input commits.
+LAYOUT = re.compile(r"manifest\.json|manifest/inputs-[^/]+\.json\.gz|done/[^/]+|stats/[^/]+\.json"
+                    r"|data/(html-embedded-jsonld|html-microdata)/[^/]+\.nq\.gz")
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint():
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def fleet(moto_endpoint, tmp_path):
+    urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST"),
+                           timeout=10).close()
+    f = Fleet(moto_endpoint, tmp_path)
+    f.bucket("crawl")
+    f.bucket("out")
+    yield f
+    f.close()  # kills every process the test started, whatever happened
+
+
+@pytest.fixture
+def imds():
+    server = FakeImds()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory, moto_endpoint):
+    """A slow archive (a few seconds of extraction) and its N-Quads from a local `quadfleet extract`."""
+    folder = tmp_path_factory.mktemp("slow")
+    path = build_slow_archive(folder / SLOW_NAME)
+    quads = local_quads([path], folder / "out", fleet_env(moto_endpoint))
+    assert quads, "the slow archive yields no N-Quads"
+    return path, quads
+
+
+def upload_corpus(fleet: Fleet, names=GOOD) -> dict[str, Path]:
+    """{s3 uri: local path} of corpus archives put under s3://crawl/w/."""
+    return {fleet.put("crawl", f"w/{name}", corpus_path(folder, name)): corpus_path(folder, name)
+            for folder, name in names}
+
+
+def committed(fleet: Fleet, out: str) -> set[str]:
+    return {k[len("done/"):] for k in fleet.keys(out) if k.startswith("done/")}
+
+
+def held_for(fleet: Fleet, url: str, seconds: float) -> None:
+    """Wait until a worker has taken the queue's one message, then let it work on it for ``seconds``."""
+    wait_until(lambda: fleet.counts(url) == (0, 1), 30, "a worker to take the message")
+    time.sleep(seconds)
+
+
+# -- 1 ------------------------------------------------------------------------------------------------------
+
+def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
+    inputs = upload_corpus(fleet)
+    url, dlq = fleet.create_queue("drain")
+    out = "s3://out/run1"
+    said = fleet.enqueue(url, out, *inputs)
+    assert "enqueued 6 input(s)" in said
+    assert fleet.counts(url) == (6, 0)
+
+    workers = [fleet.worker(url, processes=2, idle_exit=3) for _ in range(2)]
+    for w in workers:
+        assert w.wait(90) == 0, w.log()
+
+    ids = {input_id_of(uri) for uri in inputs}
+    keys = fleet.keys(out)
+    assert {k for k in keys if k.startswith("done/")} == {f"done/{i}" for i in ids}  # one marker each
+    assert {k for k in keys if k.startswith("stats/")} == {f"stats/{i}.json" for i in ids}
+    assert not {k for k in keys if not LAYOUT.fullmatch(k)}  # nothing but the run's layout, no errors
+    for uri in inputs:
+        stats = fleet.json(out, f"stats/{input_id_of(uri)}.json")
+        assert stats["input"] == uri and stats["input_id"] == input_id_of(uri)
+        data = {k for k in keys_of(keys, input_id_of(uri)) if k.startswith("data/")}
+        assert {o["key"] for o in stats["outputs"].values()} == data
+    logs = "".join(w.log() for w in workers)
+    assert sorted(re.findall(r"committed (\S+): \d+ pages", logs)) == sorted(ids)  # one commit each
+
+    local = local_quads(list(inputs.values()), tmp_path / "local", fleet.env)
+    assert local, "the corpus archives yield no N-Quads"
+    assert fleet.quads(out) == local  # {(format, file stem): lines}, so s3:// and local ids compare
+
+    assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)
+    status = fleet.status(url, out)
+    assert status["inputs in the manifest"] == "6"
+    assert status["committed"] == "6"
+    assert status["failed (last attempt; not committed)"] == "0"
+    assert status["queue: visible / in flight"] == "0 / 0"
+    assert status["dead-lettered"] == "0"
+
+
+# -- 2 ------------------------------------------------------------------------------------------------------
+
+def test_a_killed_worker_leaves_nothing_and_another_commits(fleet, slow):
+    path, quads = slow
+    uri = fleet.put("crawl", f"slow/{SLOW_NAME}", path)
+    iid = input_id_of(uri)
+    url, dlq = fleet.create_queue("kill")
+    out = "s3://out/kill"
+    fleet.enqueue(url, out, uri)
+
+    first = fleet.worker(url, processes=1, idle_exit=None)
+    held_for(fleet, url, 1.0)
+    assert first.popen.poll() is None, first.log()
+    assert not keys_of(fleet.keys(out), iid), "output appeared before the archive was done"
+    first.kill(signal.SIGKILL)
+    first.popen.wait(10)
+
+    # The message comes back when its visibility times out; the dead attempt left nothing under final names.
+    wait_until(lambda: fleet.counts(url) == (1, 0), 15, "the killed worker's message to come back")
+    assert not keys_of(fleet.keys(out), iid)
+
+    second = fleet.worker(url, processes=1, idle_exit=3)
+    assert second.wait(60) == 0, second.log()
+    keys = fleet.keys(out)
+    assert keys_of(keys, iid) == {f"done/{iid}", f"stats/{iid}.json", f"data/html-embedded-jsonld/{iid}.nq.gz"}
+    assert len([k for k in keys if k.startswith("done/")]) == 1
+    assert fleet.quads(out) == quads
+    assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)
+
+
+# -- 3 ------------------------------------------------------------------------------------------------------
+
+def test_a_spot_notice_releases_the_message_at_once(fleet, slow, imds):
+    path, quads = slow
+    uri = fleet.put("crawl", f"slow/{SLOW_NAME}", path)
+    iid = input_id_of(uri)
+    url, dlq = fleet.create_queue("spot")
+    out = "s3://out/spot"
+    fleet.enqueue(url, out, uri)
+
+    # Two worker processes under one supervisor: one holds the message, the other long-polls.
+    doomed = fleet.worker(url, processes=2, idle_exit=None, spot_endpoint=imds.url)
+    held_for(fleet, url, 0.3)
+    wait_until(lambda: imds.polls >= 1, 10, "the worker to poll the metadata service")
+    assert doomed.popen.poll() is None, doomed.log()
+
+    imds.notice()
+    noticed = time.monotonic()
+    wait_until(lambda: fleet.counts(url) == (1, 0), 5, "the message to be released after the spot notice",
+               interval=0.05)
+    released = time.monotonic() - noticed
+    assert released < 5
+    assert doomed.wait(10) == 0, doomed.log()
+    assert "spot interruption notice" in doomed.log()
+    assert not keys_of(fleet.keys(out), iid)  # interrupted: nothing committed
+
+    rescuer = fleet.worker(url, processes=1, idle_exit=3)
+    assert rescuer.wait(60) == 0, rescuer.log()
+    assert fleet.counts(dlq) == (0, 0), "dead-lettered: shutting down spent the message's receives"
+    assert committed(fleet, out) == {iid}
+    assert fleet.quads(out) == quads
+    assert fleet.counts(url) == (0, 0)
+
+
+# -- 4 ------------------------------------------------------------------------------------------------------
+
+def test_a_poison_archive_is_dead_lettered_with_its_error_and_redriven(fleet):
+    uri = fleet.put("crawl", "bad/warcio-example-bad-non-chunked.warc.gz",
+                    corpus_path("warc-real-misc", "warcio-example-bad-non-chunked.warc.gz"))
+    iid = input_id_of(uri)
+    url, dlq = fleet.create_queue("poison")
+    out = "s3://out/poison"
+    fleet.enqueue(url, out, uri)
+
+    worker = fleet.worker(url, processes=1, idle_exit=3)
+    wait_until(lambda: fleet.counts(dlq) == (1, 0), 30, "the poison message in the dead-letter queue")
+    assert worker.wait(30) == 0, worker.log()
+    assert fleet.counts(url) == (0, 0)
+    keys = fleet.keys(out)
+    assert keys_of(keys, iid) == {f"errors/{iid}.json"}  # nothing else: no data, stats or marker
+    error = fleet.json(out, f"errors/{iid}.json")
+    assert error["input"] == uri and error["input_id"] == iid
+    assert error["attempt"] == 2  # the receive count of the last try = max_receive_count
+    assert "gzip" in error["reason"]
+
+    status = fleet.status(url, out)
+    assert status["inputs in the manifest"] == "1"
+    assert status["committed"] == "0"
+    assert status["failed (last attempt; not committed)"] == "1"
+    assert status["queue: visible / in flight"] == "0 / 0"
+    assert status["dead-lettered"] == "1"
+    assert any("gzip" in v for k, v in status.items() if k.startswith("failing x1"))
+
+    res = fleet.cli("redrive", "--queue-url", url)
+    assert res.returncode == 0, res.stderr
+    assert "moved 1 message(s)" in res.stderr
+    assert fleet.counts(dlq) == (0, 0)
+    [back] = fleet.receive_all(url)
+    assert json.loads(back["Body"])["input"] == uri
+
+
+# -- 5 ------------------------------------------------------------------------------------------------------
+
+def test_enqueue_again_sends_only_what_is_neither_committed_nor_queued(fleet):
+    (a, _), (b, _), (c, _) = list(upload_corpus(fleet, GOOD[:3]).items())
+    url, _dlq = fleet.create_queue("again")
+    out = "s3://out/again"
+
+    said = fleet.enqueue(url, out, a)
+    run = said.split("run ", 1)[1].split(":", 1)[0]
+    assert "enqueued 1 input(s)" in said
+    worker = fleet.worker(url, processes=1, idle_exit=2)
+    assert worker.wait(60) == 0, worker.log()
+    assert committed(fleet, out) == {input_id_of(a)}  # partial progress: one of three
+
+    said = fleet.enqueue(url, out, a, b, c)
+    assert f"run {run}: enqueued 2 input(s)" in said
+    assert "skipped 1 input(s) already committed" in said
+    assert "already queued" not in said
+    assert fleet.counts(url) == (2, 0)
+
+    said = fleet.enqueue(url, out, a, b, c)
+    assert f"run {run}: enqueued 0 input(s)" in said
+    assert "skipped 1 input(s) already committed" in said
+    assert "skipped 2 input(s) already queued" in said
+    assert fleet.counts(url) == (2, 0)
+    assert sorted(json.loads(m["Body"])["input"] for m in fleet.receive_all(url)) == sorted([b, c])
+
+    # Messages lost (say, a purged dead-letter queue): --resend sends the uncommitted ones again.
+    fleet.sqs.purge_queue(QueueUrl=url)
+    wait_until(lambda: fleet.counts(url) == (0, 0), 30, "the purge")
+    said = fleet.enqueue(url, out, a, b, c, "--resend")
+    assert f"run {run}: enqueued 2 input(s)" in said and "skipped 1 input(s) already committed" in said
+    assert fleet.counts(url) == (2, 0)
+
+
+# -- 6 ------------------------------------------------------------------------------------------------------
+
+def test_one_message_delivered_twice_at_once_commits_once(fleet, slow):
+    path, quads = slow
+    uri = fleet.put("crawl", f"slow/{SLOW_NAME}", path)
+    iid = input_id_of(uri)
+    url, dlq = fleet.create_queue("twice")
+    out = "s3://out/twice"
+    fleet.enqueue(url, out, uri)
+    [original] = fleet.receive_all(url)
+    for _ in range(2):
+        fleet.sqs.send_message(QueueUrl=url, MessageBody=original["Body"])
+    fleet.sqs.delete_message(QueueUrl=url, ReceiptHandle=original["ReceiptHandle"])
+    assert fleet.counts(url) == (2, 0)
+
+    workers = [fleet.worker(url, processes=1, idle_exit=3) for _ in range(2)]
+    wait_until(lambda: fleet.counts(url) == (0, 2), 30, "both copies to be in flight at once", interval=0.05)
+    for w in workers:
+        assert w.wait(90) == 0, w.log()
+
+    keys = fleet.keys(out)
+    assert keys_of(keys, iid) == {f"done/{iid}", f"stats/{iid}.json", f"data/html-embedded-jsonld/{iid}.nq.gz"}
+    assert len([k for k in keys if k.startswith(("done/", "stats/"))]) == 2
+    assert fleet.quads(out) == quads  # the lines of one extraction, none twice
+    stats = fleet.json(out, f"stats/{iid}.json")
+    assert stats["outputs"]["html-embedded-jsonld"]["quads"] == sum(quads[("html-embedded-jsonld",
+                                                                            stem_of(iid))].values())
+    logs = [w.log() for w in workers]
+    assert sum(f"committed {iid}:" in log for log in logs) == 1
+    assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)
+
+
+# -- 7 ------------------------------------------------------------------------------------------------------
+
+def test_malformed_messages_and_missing_inputs_are_dead_lettered_at_once(fleet):
+    [(good, _)] = upload_corpus(fleet, GOOD[:1]).items()
+    missing = "s3://crawl/w/not-there.warc.gz"
+    url, dlq = fleet.create_queue("malformed")
+    out = "s3://out/malformed"
+
+    def send(body: str) -> str:
+        return fleet.sqs.send_message(QueueUrl=url, MessageBody=body)["MessageId"]
+
+    not_json = send("this is not JSON {")
+    wrong_keys = send(json.dumps({"quadfleet": 1, "run": "r", "input": good, "out": out, "colour": "red"}))
+    wrong_id = send(json.dumps({"quadfleet": 1, "run": "r", "input": good, "input_id": "someone-else-00000000",
+                                "out": out}))
+    fleet.enqueue(url, out, missing, good)  # the missing input first, the good one last
+
+    worker = fleet.worker(url, processes=1, idle_exit=3)
+    assert worker.wait(60) == 0, worker.log()
+
+    keys = fleet.keys(out)
+    assert committed(fleet, out) == {input_id_of(good)}  # the worker kept going
+    assert f"errors/messages/{not_json}.json" not in keys  # names no output prefix: nowhere to record
+    assert {k for k in keys if k.startswith("errors/messages/")} == {
+        f"errors/messages/{wrong_keys}.json", f"errors/messages/{wrong_id}.json"}
+    doc = fleet.json(out, f"errors/messages/{wrong_keys}.json")
+    assert doc["message_id"] == wrong_keys and "wrong keys" in doc["reason"] and "input_id" in doc["reason"]
+    doc = fleet.json(out, f"errors/messages/{wrong_id}.json")
+    assert doc["message_id"] == wrong_id and "does not belong to input" in doc["reason"]
+
+    gone = input_id_of(missing)
+    assert keys_of(keys, gone) == {f"errors/{gone}.json"}
+    error = fleet.json(out, f"errors/{gone}.json")
+    assert error["input"] == missing and error["attempt"] == 1  # not retried
+    assert "NoSuchKey" in error["reason"]
+
+    # All four in the dead-letter queue, each put there by the worker with its reason, none after retries.
+    assert fleet.counts(url) == (0, 0)
+    dead = fleet.receive_all(dlq)
+    reasons = {m["Body"]: m.get("MessageAttributes", {}).get("quadfleet-error", {}).get("StringValue", "")
+               for m in dead}
+    assert len(dead) == 4 and len(reasons) == 4
+    assert reasons["this is not JSON {"].startswith("malformed message: not JSON")
+    assert sum("does not belong to input" in r for r in reasons.values()) == 1
+    assert sum("wrong keys" in r for r in reasons.values()) == 1
+    assert sum("NoSuchKey" in r for r in reasons.values()) == 1
+
+    status = fleet.status(url, out)
+    assert status["inputs in the manifest"] == "2"
+    assert status["committed"] == "1"
+    assert status["failed (last attempt; not committed)"] == "1"
+    assert status["rejected messages"] == "2"
