@@ -21,10 +21,11 @@ from collections import Counter
 from pathlib import Path
 
 import boto3
+from quadfleet.worker.extractors import EXTRACTORS
 from quadfleet.worker.inputs import spec
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
-FORMATS = ("html-embedded-jsonld", "html-microdata")
+FORMATS = tuple(EXTRACTORS)  # every registered format (the default config enables them all)
 
 # Tiny timeouts so a lost message comes back in seconds and a failing one is dead-lettered quickly.
 QUEUE_TOML = """\

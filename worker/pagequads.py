@@ -38,7 +38,7 @@ def prefilter(page: Page, extractors: list[Extractor]) -> list[Extractor]:
 
 def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bool) -> FormatResult:
     res = FormatResult()
-    ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.id), keep_all_predicates)
+    ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.bnode_scope or ex.id), keep_all_predicates)
     seen: dict[str, None] = {}
     types: dict = {}
     try:

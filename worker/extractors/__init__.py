@@ -2,8 +2,13 @@
 from __future__ import annotations
 
 from .base import Extractor
-from . import jsonld, microdata
+from . import jsonld, microdata, rdfa
+from . import (mf_adr, mf_geo, mf_hcalendar, mf_hcard, mf_hlisting, mf_hrecipe, mf_hresume, mf_hreview,
+               mf_species, mf_xfn)
 
-EXTRACTORS: dict[str, Extractor] = {e.id: e for e in (jsonld.EXTRACTOR, microdata.EXTRACTOR)}
+EXTRACTORS: dict[str, Extractor] = {e.id: e for e in (jsonld.EXTRACTOR, microdata.EXTRACTOR, rdfa.EXTRACTOR)}
+# Classic microformats, as Apache Any23 / Web Data Commons map them (share blank-node labels per page).
+EXTRACTORS.update((m.EXTRACTOR.id, m.EXTRACTOR) for m in (
+    mf_hcard, mf_adr, mf_geo, mf_hcalendar, mf_hreview, mf_hlisting, mf_hresume, mf_hrecipe, mf_species, mf_xfn))
 
 __all__ = ["Extractor", "EXTRACTORS"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ..page import Page
 
@@ -22,7 +22,11 @@ class Extractor:
     # counts the exception and drops this format's output for this page only. Survivable problems inside
     # a page (one bad JSON-LD block) are counted in page.events and the rest goes on.
     extract: Callable[[Page], Iterable[tuple]]
-    # Optional regex over the lower-cased bytes that must also match, run only when a needle was found.
-    confirm: re.Pattern | None = None
+    # Optional test over the lower-cased bytes that must also pass, run only when a needle was found: a
+    # compiled regex, or any object with a ``search(bytes)`` method.
+    confirm: re.Pattern | Any | None = None
     # True if the extractor reads page.tree (a DOM); False if it works from page.text alone.
     needs_tree: bool = True
+    # Extractors with the same scope share blank-node labels on a page (by default each format has its
+    # own), so that one format's output can refer to a node another describes: Any23's microformats do.
+    bnode_scope: str | None = None
