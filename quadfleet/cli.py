@@ -142,8 +142,15 @@ def cmd_work(args) -> int:
         raise UsageError(f"work: --processes must be at least 1, not {args.processes}")
     if args.idle_exit is not None and args.idle_exit < 0:
         raise UsageError(f"work: --idle-exit must be a number of seconds, not {args.idle_exit}")
+    membership = None
+    if args.asg_instance_id or args.asg_group:
+        from .worker.asg import Membership
+
+        if not (args.asg_instance_id and args.asg_group):
+            raise UsageError("work: give --asg-instance-id and --asg-group together")
+        membership = Membership(args.asg_instance_id, args.asg_group)
     setup_logging()
-    return run_workers(args.queue_url, config, args.processes, args.idle_exit)
+    return run_workers(args.queue_url, config, args.processes, args.idle_exit, membership)
 
 
 def _with_spot_endpoint(config, endpoint: str):
@@ -246,6 +253,10 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="default: one per CPU")
     w.add_argument("--idle-exit", type=float, metavar="SECONDS", help="exit after this long with nothing to do")
     w.add_argument("--spot-endpoint", help='instance metadata endpoint for spot notices ("auto", "off", URL)')
+    w.add_argument("--asg-instance-id", metavar="ID", help="this instance's id in --asg-group (default: from the "
+                   "instance metadata on EC2, as [worker] autoscaling says)")
+    w.add_argument("--asg-group", metavar="NAME", help="the Auto Scaling group to protect the instance in while "
+                   "busy and to leave when idle")
     w.add_argument("--config", help="a TOML file overriding config/quadfleet.toml (queue and worker settings)")
     w.set_defaults(func=cmd_work)
 
@@ -259,6 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
     rd = sub.add_parser("redrive", help="move dead-lettered messages back to the work queue")
     rd.add_argument("--queue-url", required=True)
     rd.set_defaults(func=cmd_redrive)
+
+    from .coordinator.fleet import add_fleet_parser
+
+    add_fleet_parser(sub)  # quadfleet fleet up/scale/status/down/cost
 
     qc = sub.add_parser("queue", help="manage work queues")
     qsub = qc.add_subparsers(dest="queue_command", required=True)

@@ -38,6 +38,7 @@ retry_delay = 0
 [worker]
 spot_endpoint = "off"
 spot_poll_interval = 0.2
+autoscaling = "off"
 """
 
 
@@ -293,6 +294,7 @@ class FakeImds:
     def __init__(self):
         self.notice_body: bytes | None = None
         self.polls = 0
+        self.metadata: dict[str, str] = {}  # other meta-data paths (e.g. "instance-id") and their answers
         imds = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -318,6 +320,8 @@ class FakeImds:
                     imds.polls += 1
                     body = imds.notice_body
                     self._reply(404) if body is None else self._reply(200, body)
+                elif self.path.startswith("/latest/meta-data/") and self.path[18:] in imds.metadata:
+                    self._reply(200, imds.metadata[self.path[18:]].encode())
                 else:
                     self._reply(404)
 

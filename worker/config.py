@@ -24,7 +24,7 @@ _TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "prefilter_needles",
              "worker"}
 _TABLE_KEYS = {"limits": {"max_page_bytes"}, "output": {"compresslevel"},
                "queue": {"visibility_timeout", "max_receive_count", "wait_time_seconds", "retry_delay"},
-               "worker": {"spot_endpoint", "spot_poll_interval"}}
+               "worker": {"spot_endpoint", "spot_poll_interval", "autoscaling"}}
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class QueueSettings:
 class WorkerSettings:
     spot_endpoint: str = "auto"
     spot_poll_interval: float = 5.0
+    autoscaling: str = "auto"  # scale-in protection and leaving the group (quadfleet.worker.asg)
 
 
 @dataclass(frozen=True)
@@ -156,11 +157,16 @@ def _validate(raw: dict, where: str) -> Config:
     interval = w.get("spot_poll_interval", 5)
     if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not 0.1 <= interval <= 60:
         raise bad("worker.spot_poll_interval", f"must be a number of seconds from 0.1 to 60, not {interval!r}")
+    autoscaling = w.get("autoscaling", "auto")
+    if not isinstance(autoscaling, str) or not (autoscaling in ("auto", "off")
+                                                or autoscaling.startswith(("http://", "https://"))):
+        raise bad("worker.autoscaling", f'must be "auto", "off" or an http(s) URL, not {autoscaling!r}')
     return Config(formats=tuple(formats), keep_all_predicates=raw["keep_all_predicates"],
                   prefilter=raw["prefilter"], prefilter_needles=needles,
                   max_page_bytes=max_page, compresslevel=level,
                   queue=QueueSettings(**{k: q.get(k, getattr(QueueSettings, k)) for k in ints}),
-                  worker=WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval)))
+                  worker=WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval),
+                                        autoscaling=autoscaling))
 
 
 def load_config(path: str | None = None, *, formats: list[str] | None = None,

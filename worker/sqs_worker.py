@@ -108,8 +108,9 @@ class Heartbeat:
 
 class Worker:
     def __init__(self, queue_url: str, config: Config, idle_exit: float | None = None,
-                 caught_delay: int = 0):
+                 caught_delay: int = 0, guard=None):
         self.queue_url = queue_url
+        self.guard = guard  # an asg.ScaleInGuard on an instance of an Auto Scaling group, else None
         self.caught_delay = caught_delay  # visibility of a message a poll brings after a stop (see receive)
         self.config = config
         self.idle_exit = idle_exit
@@ -134,11 +135,19 @@ class Worker:
             while not self.stopping:
                 msg = self.receive(idle_since)
                 if msg is None:
+                    if self.guard:
+                        self.guard.idle()
                     if self.idle_exit is not None and time.monotonic() - idle_since >= self.idle_exit:
                         log.info("idle for %.0f s: exiting", time.monotonic() - idle_since)
                         break
                     continue
-                self.handle(msg)
+                if self.guard:
+                    self.guard.taken()
+                try:
+                    self.handle(msg)
+                finally:
+                    if self.guard:
+                        self.guard.done()
                 idle_since = time.monotonic()
         finally:
             shutil.rmtree(self.scratch, ignore_errors=True)

@@ -14,6 +14,7 @@ import signal
 import sys
 import time
 
+from . import asg
 from .config import Config
 from .spot import SpotWatcher, resolve_endpoint
 from .sqs_worker import Worker
@@ -36,30 +37,41 @@ def _die_with_parent() -> None:
         pass  # not Linux: the visibility timeout still brings orphaned messages back
 
 
-def _child(queue_url: str, config: Config, idle_exit: float | None) -> None:
+def _child(queue_url: str, config: Config, idle_exit: float | None, membership=None, shared=None) -> None:
     _die_with_parent()
     setup_logging()
-    worker = Worker(queue_url, config, idle_exit, caught_delay=config.queue.wait_time_seconds + 1)
+    guard = asg.ScaleInGuard(membership, shared) if membership else None
+    worker = Worker(queue_url, config, idle_exit, caught_delay=config.queue.wait_time_seconds + 1, guard=guard)
     sys.exit(worker.work())
 
 
-def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float | None) -> int:
+def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float | None,
+                membership: asg.Membership | None = None) -> int:
+    """``membership``: this instance's Auto Scaling group, if given; else discovered as ``[worker]
+    autoscaling`` says (see quadfleet.worker.asg). An idle exit then leaves the group."""
     endpoint = resolve_endpoint(config.worker.spot_endpoint)
+    membership = membership or asg.discover(config.worker.autoscaling)
     if processes <= 1:
-        worker = Worker(queue_url, config, idle_exit)  # checks the queue before any work
+        guard = asg.ScaleInGuard(membership) if membership else None
+        worker = Worker(queue_url, config, idle_exit, guard=guard)  # checks the queue before any work
         watcher = None
         if endpoint:
             watcher = SpotWatcher(endpoint, config.worker.spot_poll_interval,
                                   lambda notice: os.kill(os.getpid(), signal.SIGTERM)).start()
         try:
-            return worker.work()
+            code = worker.work()
         finally:
             if watcher:
                 watcher.stop()
+        if guard:
+            guard.finish(idle=not worker.stopping)
+        return code
 
     Worker(queue_url, config, idle_exit)  # fail fast, in one line, on a bad queue URL or credentials
     ctx = mp.get_context("spawn")
-    children = [ctx.Process(target=_child, args=(queue_url, config, idle_exit), name=f"worker-{i}")
+    shared = asg.SharedState(ctx) if membership else None
+    children = [ctx.Process(target=_child, args=(queue_url, config, idle_exit, membership, shared),
+                            name=f"worker-{i}")
                 for i in range(processes)]
     # Children ignore the terminal's SIGINT (it reaches the whole process group); we pass it on once.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -91,4 +103,7 @@ def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float
         if watcher:
             watcher.stop()
     codes = [child.exitcode for child in children]
-    return 0 if all(code == 0 for code in codes) else 1
+    ok = all(code == 0 for code in codes)
+    if membership:  # all idle: leave the group; stopped or failed: only drop the protection
+        asg.ScaleInGuard(membership, shared).finish(idle=ok and signals == 0)
+    return 0 if ok else 1

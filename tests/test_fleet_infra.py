@@ -1,0 +1,639 @@
+"""The spot fleet of infra/fleet.yaml: `quadfleet fleet up/scale/status/down` against a moto server (the real
+CLI in separate processes), the template checked statically where moto does not go, and the worker's
+scale-in protection and leaving the group run against moto's Auto Scaling.
+
+What moto creates from the template: the queues (with the redrive policy), the bucket (with its encryption),
+the IAM role and instance profile (with the inline policy), the security group, the launch template (with
+metadata options and user data) and the Auto Scaling group (with the mixed-instances policy; instances are
+launched, on-demand and typeless). What it silently skips, checked here by parsing the template instead: the
+target-tracking scaling policy, the bucket policy (TLS only), the bucket's public access block, and the group's
+capacity rebalancing and metrics collection. moto never reaches a failed stack state: that path is driven with
+a stub CloudFormation client. Everything talks to 127.0.0.1 only.
+"""
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+
+import boto3
+import pytest
+from fleet_helpers import FakeImds, Fleet, build_slow_archive, fleet_env, input_id_of, wait_until
+from quadfleet.coordinator import fleet as fleet_mod
+from quadfleet.coordinator.cost import estimate
+
+from quadfleet import __version__
+
+moto_server = pytest.importorskip("moto.server")
+
+REPO = Path(__file__).resolve().parents[1]
+TEMPLATE = REPO / "infra" / "fleet.yaml"
+ACCOUNT, REGION = "123456789012", "us-east-1"
+DEFAULT_TYPES = ["c7a.2xlarge", "c6a.2xlarge", "c7i.2xlarge", "c6i.2xlarge", "m7a.2xlarge", "m6a.2xlarge",
+                 "c5a.2xlarge", "c5.2xlarge"]
+
+# The instance role's least privilege, statement by statement (Sid: actions).
+ROLE_ACTIONS = {
+    "ReadInput": {"s3:GetObject"},
+    "ListInput": {"s3:ListBucket"},
+    "ReadWriteOutput": {"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"},
+    "ListOutput": {"s3:ListBucket"},
+    "WorkTheQueue": {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",
+                     "sqs:GetQueueAttributes"},
+    "DeadLetter": {"sqs:SendMessage", "sqs:GetQueueUrl"},
+    "ScaleInProtectionAndLeaving": {"autoscaling:SetInstanceProtection",
+                                    "autoscaling:TerminateInstanceInAutoScalingGroup"},
+}
+# Where a resource holds a wildcard, and why nothing narrower exists. No statement has Resource "*": the one
+# call AWS allows no scoping for that a worker might have needed (DescribeAutoScalingInstances, to learn its
+# group) is not made - the group comes from the instance's own tags in the metadata service.
+ALLOWED_WILDCARDS = {
+    # the objects of a named bucket (or under a named prefix): keys not written yet cannot be named
+    "s3 objects": re.compile(r"arn:aws:s3:::[a-z0-9][a-z0-9.-]+(/[^*]+)?/\*"),
+    # the group's UUID, unknown until the group exists (the role cannot depend on the group it serves)
+    "group uuid": re.compile(r"arn:aws:autoscaling:[a-z0-9-]+:\d{12}:autoScalingGroup:\*:autoScalingGroupName/[\w-]+"),
+}
+SECRETS = re.compile(r"AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|aws_secret_access_key|aws_access_key_id|aws_session_token"
+                     r"|AWS_SECRET|AWS_ACCESS_KEY|AWS_SESSION_TOKEN|aws configure|password|BEGIN [A-Z ]*PRIVATE KEY"
+                     r"|testing", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint():
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+class Aws(Fleet):
+    """Fleet plus the clients the infrastructure checks need."""
+
+    def __init__(self, endpoint: str, tmp: Path):
+        super().__init__(endpoint, tmp)
+        kw = {"endpoint_url": endpoint, "region_name": REGION, "aws_access_key_id": "testing",
+              "aws_secret_access_key": "testing"}
+        self.cfn = boto3.client("cloudformation", **kw)
+        self.asg = boto3.client("autoscaling", **kw)
+        self.ec2 = boto3.client("ec2", **kw)
+        self.iam = boto3.client("iam", **kw)
+        self.ssm = boto3.client("ssm", **kw)
+
+    def fleet(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess:
+        res = self.cli("fleet", *args)
+        if ok:
+            assert res.returncode == 0, res.stderr
+        return res
+
+    def outputs(self, stack: str) -> dict[str, str]:
+        st = self.cfn.describe_stacks(StackName=stack)["Stacks"][0]
+        assert st["StackStatus"] in ("CREATE_COMPLETE", "UPDATE_COMPLETE"), st
+        return {o["OutputKey"]: o["OutputValue"] for o in st["Outputs"]}
+
+    def resource(self, stack: str, logical_id: str) -> str:
+        summaries = self.cfn.list_stack_resources(StackName=stack)["StackResourceSummaries"]
+        (found,) = [r["PhysicalResourceId"] for r in summaries if r["LogicalResourceId"] == logical_id]
+        return found
+
+    def group(self, name: str) -> dict | None:
+        groups = self.asg.describe_auto_scaling_groups(AutoScalingGroupNames=[name])["AutoScalingGroups"]
+        return groups[0] if groups else None
+
+    def protected(self, instance_id: str) -> bool | None:
+        """Scale-in protection of an instance, or None when it is in no group."""
+        found = self.asg.describe_auto_scaling_instances(InstanceIds=[instance_id])["AutoScalingInstances"]
+        return found[0]["ProtectedFromScaleIn"] if found else None
+
+    def state(self, instance_id: str) -> str:
+        return self.ec2.describe_instances(InstanceIds=[instance_id])["Reservations"][0]["Instances"][0][
+            "State"]["Name"]
+
+    def role_statements(self, stack: str) -> list[dict]:
+        role = self.resource(stack, "InstanceRole")
+        names = self.iam.list_role_policies(RoleName=role)["PolicyNames"]
+        assert names == ["quadfleet-worker"]
+        doc = self.iam.get_role_policy(RoleName=role, PolicyName=names[0])["PolicyDocument"]
+        return policy(doc)["Statement"]
+
+    def user_data(self, stack: str) -> str:
+        lt = self.resource(stack, "LaunchTemplate")
+        data = self.ec2.describe_launch_template_versions(LaunchTemplateId=lt)["LaunchTemplateVersions"][0][
+            "LaunchTemplateData"]
+        return base64.b64decode(data["UserData"]).decode()
+
+
+def policy(doc) -> dict:
+    """A policy document as moto returns it: a dict, JSON, or (moto's quirk for CloudFormation-made inline
+    policies) the repr of a dict."""
+    if isinstance(doc, dict):
+        return doc
+    try:
+        return json.loads(doc)
+    except ValueError:
+        return ast.literal_eval(doc)
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+@pytest.fixture
+def aws(moto_endpoint, tmp_path):
+    urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST"),
+                           timeout=10).close()
+    a = Aws(moto_endpoint, tmp_path)
+    a.bucket("crawl")  # the archives
+    a.bucket("out")  # a bucket of the user's
+    yield a
+    a.close()
+
+
+# -- the template, statically ---------------------------------------------------------------------------------
+
+def test_cfn_lint_passes():
+    pytest.importorskip("cfnlint", reason="cfn-lint is not installed (pip install -e '.[test]')")
+    res = subprocess.run([sys.executable, "-m", "cfnlint", *map(str, sorted(TEMPLATE.parent.glob("*.yaml")))],
+                         capture_output=True, text=True, timeout=300, check=False)
+    if res.returncode and "No module named cfnlint" in res.stderr and shutil.which("cfn-lint"):
+        res = subprocess.run(["cfn-lint", *map(str, sorted(TEMPLATE.parent.glob("*.yaml")))],
+                             capture_output=True, text=True, timeout=300, check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def template() -> dict:
+    return fleet_mod.load_template(TEMPLATE.read_text())
+
+
+def iam_statements(t: dict) -> list[dict]:
+    """Every statement of the instance role in any branch of the template's conditions."""
+    found = []
+
+    def walk(item):
+        if isinstance(item, dict) and "Fn::If" in item:
+            for branch in item["Fn::If"][1:]:
+                walk(branch)
+        elif isinstance(item, dict) and item != {"Ref": "AWS::NoValue"}:
+            found.append(item)
+    for pol in t["Resources"]["InstanceRole"]["Properties"]["Policies"]:
+        for st in pol["PolicyDocument"]["Statement"]:
+            walk(st)
+    return found
+
+
+def sub_strings(value) -> list[str]:
+    """The text of a resource value in every branch: Fn::Sub templates, literals; Fn::GetAtt as GETATT."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for v in value for s in sub_strings(v)]
+    if "Fn::If" in value:
+        return [s for branch in value["Fn::If"][1:] for s in sub_strings(branch)]
+    if "Fn::Sub" in value:
+        sub = value["Fn::Sub"]
+        return [sub if isinstance(sub, str) else sub[0]]
+    if "Fn::GetAtt" in value:
+        return [f"GETATT:{'.'.join(value['Fn::GetAtt'])}"]
+    raise AssertionError(f"unexpected resource value {value}")
+
+
+def test_template_holds_what_moto_skips():
+    t = template()
+    res, params = t["Resources"], t["Parameters"]
+    assert params["QuadfleetVersion"]["Default"] == __version__, "the template pins the package's version"
+
+    # the instance role: least privilege in every branch, no "*" action, no "*" resource
+    statements = iam_statements(t)
+    assert {st["Sid"] for st in statements} == set(ROLE_ACTIONS)
+    for st in statements:
+        assert st["Effect"] == "Allow" and "NotAction" not in st and "NotResource" not in st
+        actions = set(as_list(st["Action"]))
+        assert not any("*" in a for a in actions), st
+        assert actions == ROLE_ACTIONS[st["Sid"]], st
+        for text in sub_strings(st["Resource"]):
+            assert text.strip() != "*" and (text.startswith(("arn:${AWS::Partition}:", "GETATT:"))), st
+            if "*" in text and text.startswith("arn:"):
+                rendered = text.replace("${AWS::Partition}", "aws").replace("${AWS::Region}", REGION).replace(
+                    "${AWS::AccountId}", ACCOUNT)
+                rendered = re.sub(r"\$\{[A-Za-z:]+\}", "name", rendered)
+                assert any(p.fullmatch(rendered) for p in ALLOWED_WILDCARDS.values()), (st["Sid"], rendered)
+    trust = res["InstanceRole"]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+    assert trust == [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]
+    assert "ManagedPolicyArns" not in res["InstanceRole"]["Properties"]
+
+    # target tracking on backlog per instance (moto skips scaling policies)
+    scaling = res["BacklogScaling"]["Properties"]
+    assert scaling["PolicyType"] == "TargetTrackingScaling"
+    tt = scaling["TargetTrackingConfiguration"]
+    assert tt["TargetValue"] == {"Ref": "BacklogPerInstance"}
+    metrics = {m["Id"]: m for m in tt["CustomizedMetricSpecification"]["Metrics"]}
+    assert metrics["visible"]["MetricStat"]["Metric"]["MetricName"] == "ApproximateNumberOfMessagesVisible"
+    assert metrics["instances"]["MetricStat"]["Metric"]["MetricName"] == "GroupInServiceInstances"
+    assert metrics["backlog"]["Expression"].replace(" ", "") == "visible/instances"
+    assert [m["Id"] for m in metrics.values() if m["ReturnData"]] == ["backlog"]
+
+    # the group: all spot, price-capacity-optimized, rebalancing, several zones, busy instances protect themselves
+    group = res["WorkerGroup"]["Properties"]
+    dist = group["MixedInstancesPolicy"]["InstancesDistribution"]
+    assert dist == {"OnDemandBaseCapacity": 0, "OnDemandPercentageAboveBaseCapacity": 0,
+                    "SpotAllocationStrategy": "price-capacity-optimized"}
+    assert group["CapacityRebalance"] is True and group["NewInstancesProtectedFromScaleIn"] is False
+    assert group["MinSize"] == "0" and group["VPCZoneIdentifier"] == {"Ref": "Subnets"}
+    assert "GroupInServiceInstances" in group["MetricsCollection"][0]["Metrics"]
+    assert len(group["MixedInstancesPolicy"]["LaunchTemplate"]["Overrides"]) == fleet_mod.MAX_TYPES
+    assert params["InstanceTypes"]["Default"].split(",") == DEFAULT_TYPES
+
+    # the launch template: IMDSv2 with hop limit 1, AMI from the public SSM parameters, no inbound traffic
+    data = res["LaunchTemplate"]["Properties"]["LaunchTemplateData"]
+    assert data["MetadataOptions"] == {"HttpEndpoint": "enabled", "HttpTokens": "required",
+                                       "HttpPutResponseHopLimit": 1, "InstanceMetadataTags": "enabled"}
+    assert data["ImageId"] == {"Fn::If": ["IsArm64", {"Ref": "AmiArm64"}, {"Ref": "AmiX86"}]}
+    for name, arch in (("AmiX86", "x86_64"), ("AmiArm64", "arm64")):
+        assert params[name]["Type"] == "AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>"
+        assert params[name]["Default"] == f"/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-{arch}"
+    assert "InstanceMarketOptions" not in data  # the group's MixedInstancesPolicy decides the market
+    sg = res["WorkerSecurityGroup"]["Properties"]
+    assert "SecurityGroupIngress" not in sg and {e["FromPort"] for e in sg["SecurityGroupEgress"]} == {443}
+
+    # the bucket: encrypted, private, TLS only, kept; the queues kept too (moto skips the policy and the block)
+    bucket = res["OutputBucket"]
+    assert bucket["DeletionPolicy"] == "Retain" and bucket["UpdateReplacePolicy"] == "Retain"
+    assert bucket["Properties"]["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True, "BlockPublicPolicy": True, "IgnorePublicAcls": True, "RestrictPublicBuckets": True}
+    enc = bucket["Properties"]["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]
+    assert enc["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+    (tls,) = res["OutputBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert tls["Effect"] == "Deny" and tls["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    assert res["OutputBucketPolicy"]["DeletionPolicy"] == "Retain"
+    for q in ("WorkQueue", "DeadLetterQueue"):
+        assert res[q]["DeletionPolicy"] == "Retain" and res[q]["Condition"] == "CreateQueue"
+    assert res["OutputBucket"]["Condition"] == "CreateBucket"
+
+
+# -- up, against moto ------------------------------------------------------------------------------------------
+
+def test_fleet_up_creates_the_stack(aws):
+    res = aws.fleet("up", "--stack", "qf", "--size", "2")
+    out = aws.outputs("qf")
+    assert f"queue\t{out['QueueUrl']}" in res.stdout and "CREATE_COMPLETE" in res.stderr
+
+    # the queue and its dead-letter queue, with the redrive policy
+    url = aws.sqs.get_queue_url(QueueName="qf-work")["QueueUrl"]
+    dlq = aws.sqs.get_queue_url(QueueName="qf-work-dlq")["QueueUrl"]
+    attrs = aws.sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    dlq_arn = aws.sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    assert json.loads(attrs["RedrivePolicy"]) == {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 3}
+    assert attrs["VisibilityTimeout"] == "900"
+    assert aws.sqs.list_queue_tags(QueueUrl=url)["Tags"] == {"quadfleet:stack": "qf", "quadfleet:out": out["Out"]}
+
+    # the bucket, encrypted
+    bucket = out["OutputBucket"]
+    assert out["Out"] == f"s3://{bucket}"
+    rules = aws.s3.get_bucket_encryption(Bucket=bucket)["ServerSideEncryptionConfiguration"]["Rules"]
+    assert rules[0]["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+
+    # the launch template: IMDSv2 required, hop limit 1, the current AL2023 AMI, the instance profile
+    lt = aws.resource("qf", "LaunchTemplate")
+    data = aws.ec2.describe_launch_template_versions(LaunchTemplateId=lt)["LaunchTemplateVersions"][0][
+        "LaunchTemplateData"]
+    assert data["MetadataOptions"]["HttpTokens"] == "required"
+    assert data["MetadataOptions"]["HttpPutResponseHopLimit"] == 1
+    assert data["MetadataOptions"]["InstanceMetadataTags"] == "enabled"
+    ami = aws.ssm.get_parameter(Name="/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64")
+    assert data["ImageId"] == ami["Parameter"]["Value"]
+    profile = aws.resource("qf", "InstanceProfile")
+    assert data["IamInstanceProfile"]["Arn"].endswith(f"instance-profile/{profile}")
+    assert all(b["Ebs"]["Encrypted"] for b in data["BlockDeviceMappings"])
+
+    # the user data: the pinned version, the service, no secrets
+    user_data = aws.user_data("qf")
+    assert f"pip install --no-cache-dir --quiet 'quadfleet=={__version__}'" in user_data
+    assert f'!= "quadfleet {__version__}"' in user_data  # the installed version is checked
+    (exec_start,) = re.findall(r"^ExecStart=(.*)$", user_data, re.MULTILINE)
+    assert exec_start == f"/opt/quadfleet/bin/quadfleet work --queue-url {out['QueueUrl']} --idle-exit 300"
+    for line in ("Restart=on-failure", "StandardOutput=journal", "StandardError=journal", "KillMode=mixed",
+                 "WantedBy=multi-user.target", "systemctl enable --now quadfleet.service"):
+        assert line in user_data
+    assert not SECRETS.search(user_data), SECRETS.search(user_data)
+    if shutil.which("bash"):
+        syntax = subprocess.run(["bash", "-n"], input=user_data, capture_output=True, text=True, check=False)
+        assert syntax.returncode == 0, syntax.stderr
+
+    # the group: the mixed-instances policy, several zones, the instances
+    group = aws.group(out["AutoScalingGroupName"])
+    mip = group["MixedInstancesPolicy"]
+    assert mip["InstancesDistribution"]["OnDemandPercentageAboveBaseCapacity"] == 0
+    assert mip["InstancesDistribution"]["OnDemandBaseCapacity"] == 0
+    assert mip["InstancesDistribution"]["SpotAllocationStrategy"] == "price-capacity-optimized"
+    assert [o["InstanceType"] for o in mip["LaunchTemplate"]["Overrides"]] == DEFAULT_TYPES
+    assert mip["LaunchTemplate"]["LaunchTemplateSpecification"]["LaunchTemplateId"] == lt
+    assert len(group["VPCZoneIdentifier"].split(",")) >= 2 and len(group["AvailabilityZones"]) >= 2
+    assert group["DesiredCapacity"] == 2 and len(group["Instances"]) == 2
+    assert group["MinSize"] == 0 and group["MaxSize"] == 20
+
+    # the role: exactly the worker's needs, scoped to this stack's queue, bucket and group
+    statements = {st["Sid"]: st for st in aws.role_statements("qf")}
+    assert set(statements) == set(ROLE_ACTIONS)
+    for sid, st in statements.items():
+        assert st["Effect"] == "Allow" and set(as_list(st["Action"])) == ROLE_ACTIONS[sid]
+        for resource in as_list(st["Resource"]):
+            assert resource != "*"
+            if "*" in resource:
+                assert any(p.fullmatch(resource) for p in ALLOWED_WILDCARDS.values()), (sid, resource)
+    assert statements["ReadInput"]["Resource"] == "arn:aws:s3:::commoncrawl/*"
+    assert statements["ReadWriteOutput"]["Resource"] == f"arn:aws:s3:::{bucket}/*"
+    assert statements["ListOutput"]["Resource"] == f"arn:aws:s3:::{bucket}"
+    assert statements["WorkTheQueue"]["Resource"] == f"arn:aws:sqs:{REGION}:{ACCOUNT}:qf-work"
+    assert statements["DeadLetter"]["Resource"] == dlq_arn
+    assert statements["ScaleInProtectionAndLeaving"]["Resource"] == (
+        f"arn:aws:autoscaling:{REGION}:{ACCOUNT}:autoScalingGroup:*:autoScalingGroupName/qf-workers")
+
+    # status reads it all back
+    st = aws.fleet("status", "--stack", "qf").stdout
+    assert "qf-workers: desired 2" in st and "InService" in st and "no run at" in st
+
+    # an update: Graviton types select the arm64 AMI; parameters not given keep their values. (moto re-renders
+    # only resources that Ref a changed parameter: the group here; the launch template's AMI follows the
+    # IsArm64 condition, checked in the template.)
+    before = {p["ParameterKey"]: p["ParameterValue"]
+              for p in aws.cfn.describe_stacks(StackName="qf")["Stacks"][0]["Parameters"]}
+    aws.fleet("up", "--stack", "qf", "--instance-types", "c7g.2xlarge,c6g.2xlarge", "--idle-exit", "120")
+    assert aws.outputs("qf")["QueueUrl"] == out["QueueUrl"]
+    after = {p["ParameterKey"]: p["ParameterValue"]
+             for p in aws.cfn.describe_stacks(StackName="qf")["Stacks"][0]["Parameters"]}
+    changed = {k for k in after if after[k] != before[k]}
+    assert changed == {"InstanceTypes", "Architecture", "IdleExitSeconds"}, changed
+    assert after["Architecture"] == "arm64" and after["IdleExitSeconds"] == "120"
+    group = aws.group("qf-workers")
+    assert [o["InstanceType"] for o in group["MixedInstancesPolicy"]["LaunchTemplate"]["Overrides"]] == [
+        "c7g.2xlarge", "c6g.2xlarge"]
+
+
+def test_fleet_up_with_a_given_queue_and_bucket_makes_neither(aws):
+    url, _dlq = aws.create_queue("mine")
+    queues = set(aws.sqs.list_queues()["QueueUrls"])
+    aws.fleet("up", "--stack", "ext", "--queue-url", url, "--out", "s3://out/runs/")
+    out = aws.outputs("ext")
+    assert set(aws.sqs.list_queues()["QueueUrls"]) == queues
+    assert {b["Name"] for b in aws.s3.list_buckets()["Buckets"]} == {"crawl", "out"}
+    assert out["Out"] == "s3://out/runs" and out["QueueName"] == "mine" and out["QueueCreated"] == "false"
+    statements = {st["Sid"]: st for st in aws.role_statements("ext")}
+    assert statements["ReadWriteOutput"]["Resource"] == "arn:aws:s3:::out/runs/*"
+    assert statements["WorkTheQueue"]["Resource"] == f"arn:aws:sqs:{REGION}:{ACCOUNT}:mine"
+    assert statements["DeadLetter"]["Resource"] == f"arn:aws:sqs:{REGION}:{ACCOUNT}:mine-dlq"
+    assert f"--queue-url https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/mine " in aws.user_data("ext")
+
+    said = aws.fleet("down", "--stack", "ext").stderr
+    assert f"kept the queue {out['QueueUrl']}" in said and "kept the results in s3://out/runs" in said
+    assert set(aws.sqs.list_queues()["QueueUrls"]) == queues
+    # asked to, down deletes the queue it worked, given or made (here given, and the stack is gone: by tag
+    # only, so a queue the fleet did not make stays)
+    said = aws.fleet("down", "--stack", "ext", "--delete-queue", ok=False)
+    assert said.returncode == 2 and "no stack ext" in said.stderr
+    assert set(aws.sqs.list_queues()["QueueUrls"]) == queues
+    aws.fleet("up", "--stack", "ext", "--queue-url", url, "--out", "s3://out/runs/")
+    said = aws.fleet("down", "--stack", "ext", "--delete-queue").stderr
+    assert "deleted the queue mine" in said and "deleted the queue mine-dlq" in said
+    assert not aws.sqs.list_queues().get("QueueUrls")
+    assert {b["Name"] for b in aws.s3.list_buckets()["Buckets"]} == {"crawl", "out"}
+
+
+# -- down ---------------------------------------------------------------------------------------------------------
+
+def test_fleet_down_removes_the_workers_and_keeps_the_queue_and_the_results(aws):
+    aws.fleet("up", "--stack", "qf", "--size", "3")
+    out = aws.outputs("qf")
+    bucket, url = out["OutputBucket"], out["QueueUrl"]
+    group = aws.group("qf-workers")
+    ids = [i["InstanceId"] for i in group["Instances"]]
+    assert len(ids) == 3
+    # a busy worker's instance is protected from scale-in: down must stop it all the same
+    aws.asg.set_instance_protection(AutoScalingGroupName="qf-workers", InstanceIds=ids[:1], ProtectedFromScaleIn=True)
+    aws.sqs.send_message(QueueUrl=url, MessageBody="left over")
+    aws.s3.put_object(Bucket=bucket, Key="run/done/x", Body=b"")
+    resources = {r["LogicalResourceId"]: r["PhysicalResourceId"]
+                 for r in aws.cfn.list_stack_resources(StackName="qf")["StackResourceSummaries"]}
+
+    said = aws.fleet("down", "--stack", "qf").stderr
+    assert "stopping 3 instance(s)" in said and "kept the queue" in said and "kept the results" in said
+    stacks = [s for s in aws.cfn.list_stacks()["StackSummaries"] if s["StackName"] == "qf"]
+    assert {s["StackStatus"] for s in stacks} == {"DELETE_COMPLETE"}
+    assert aws.group("qf-workers") is None
+    assert {aws.state(i) for i in ids} == {"terminated"}
+    assert not aws.ec2.describe_launch_templates(
+        Filters=[{"Name": "launch-template-id", "Values": [resources["LaunchTemplate"]]}])["LaunchTemplates"]
+    assert resources["InstanceRole"] not in {r["RoleName"] for r in aws.iam.list_roles()["Roles"]}
+    # kept: the queues with their messages, the bucket with its results
+    assert aws.counts(aws.sqs.get_queue_url(QueueName="qf-work")["QueueUrl"]) == (1, 0)
+    aws.sqs.get_queue_url(QueueName="qf-work-dlq")
+    assert aws.keys(f"s3://{bucket}/run") == {"done/x"}
+
+    # up again: the same queue and bucket, found by the queue's tags
+    said = aws.fleet("up", "--stack", "qf", "--size", "1").stderr
+    assert "using the queue qf-work kept by an earlier `fleet down`" in said
+    again = aws.outputs("qf")
+    assert again["QueueName"] == "qf-work" and again["Out"] == f"s3://{bucket}"
+    assert {b["Name"] for b in aws.s3.list_buckets()["Buckets"]} == {"crawl", "out", bucket}
+
+    # down --delete-queue: the queues this fleet made go, the results stay
+    said = aws.fleet("down", "--stack", "qf", "--delete-queue").stderr
+    assert "deleted the queue qf-work" in said and "deleted the queue qf-work-dlq" in said
+    assert not aws.sqs.list_queues().get("QueueUrls")
+    assert aws.keys(f"s3://{bucket}/run") == {"done/x"}
+
+
+def test_fleet_scale_stops_busy_surplus_instances(aws):
+    aws.fleet("up", "--stack", "qf", "--size", "3")
+    ids = [i["InstanceId"] for i in aws.group("qf-workers")["Instances"]]
+    aws.asg.set_instance_protection(AutoScalingGroupName="qf-workers", InstanceIds=ids[:2], ProtectedFromScaleIn=True)
+    said = aws.fleet("scale", "--stack", "qf", "1").stderr
+    assert "desired 1 (was 3 running; stopped 1 busy" in said
+    group = aws.group("qf-workers")
+    assert group["DesiredCapacity"] == 1 and len(group["Instances"]) == 1
+    res = aws.fleet("scale", "--stack", "qf", "21", ok=False)
+    assert res.returncode == 2 and "above the group's MaxSize 20" in res.stderr
+
+
+# -- errors: one line each, nothing half made -----------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["up", "--stack", "9lives"], "a stack name is a letter"),
+    (["up", "--stack", "qf", "--instance-types", "c7g.xlarge,c7a.xlarge"], "mixes arm64 (c7g.xlarge) and x86_64"),
+    (["up", "--stack", "qf", "--instance-types", "c7a"], "is not an instance type"),
+    (["up", "--stack", "qf", "--instance-types", ",".join(["c7a.large"] * 9)], "give 1 to 8 instance types"),
+    (["up", "--stack", "qf", "--max-size", "0"], "--max-size: MaxSize must be at least 1, not 0"),
+    (["up", "--stack", "qf", "--out", "s3://Bad_Bucket/x"], "--out (bucket): OutputBucketName 'Bad_Bucket'"),
+    (["up", "--stack", "qf", "--idle-exit", "5"], "IdleExitSeconds must be at least 10"),
+    (["up", "--stack", "qf", "--size", "5", "--max-size", "4"], "--size 5 is above --max-size 4"),
+    (["up", "--stack", "qf", "--queue-url", "https://sqs.us-east-1.amazonaws.com/123456789012/nope"],
+     "cannot read the queue"),
+    (["scale", "--stack", "qf", "2"], "no stack qf"),
+    (["down", "--stack", "qf"], "no stack qf (nothing to take down)"),
+])
+def test_bad_requests_are_refused_in_one_line(aws, monkeypatch, capsys, args, message):
+    from quadfleet.worker import aws as aws_mod
+
+    from quadfleet import cli
+
+    # in this process (the same CLI, without a process start per case), pointed at the moto server
+    for key in [k for k in os.environ if k.upper().startswith("AWS_")]:
+        monkeypatch.delenv(key)
+    for key, value in aws.env.items():
+        monkeypatch.setenv(key, value)
+    aws_mod._client.cache_clear()
+    try:
+        code = cli.main(["fleet", *args])
+    finally:
+        aws_mod._client.cache_clear()
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("quadfleet: ") and message in lines[0], err
+    assert not [s for s in aws.cfn.list_stacks()["StackSummaries"] if s["StackStatus"] != "DELETE_COMPLETE"]
+
+
+def test_missing_credentials_are_one_line(tmp_path):
+    env = fleet_env("http://127.0.0.1:9")  # nothing listens: no request may be needed to say it
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        env.pop(key)
+    res = subprocess.run([sys.executable, "-m", "quadfleet.cli", "fleet", "status", "--stack", "qf"], env=env,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode == 2
+    assert res.stderr.strip() == ("quadfleet: stack qf: no AWS credentials found (set them in the environment, a "
+                                  "profile, or an instance role)")
+
+
+class StubCfn:
+    """CloudFormation as it answers for a stack whose creation failed (moto never gets there)."""
+
+    def __init__(self, status: str):
+        self.status = status
+        self.created = []
+
+    def describe_stacks(self, StackName):
+        return {"Stacks": [{"StackName": StackName, "StackStatus": self.status, "Outputs": []}]}
+
+    def describe_stack_events(self, StackName):
+        now = datetime.now(timezone.utc)
+        return {"StackEvents": [
+            {"EventId": "2", "LogicalResourceId": StackName, "ResourceStatus": self.status, "Timestamp": now},
+            {"EventId": "1", "LogicalResourceId": "WorkerGroup", "ResourceStatus": "CREATE_FAILED", "Timestamp": now,
+             "ResourceStatusReason": "You have requested more vCPU capacity than your current vCPU limit of 32"}]}
+
+    def create_stack(self, **kw):  # pragma: no cover - must not be reached
+        self.created.append(kw)
+
+
+@pytest.mark.parametrize("status, says", [
+    ("ROLLBACK_COMPLETE", "delete it with `quadfleet fleet down --stack qf`"),
+    ("UPDATE_ROLLBACK_FAILED", "continue-update-rollback"),
+    ("CREATE_IN_PROGRESS", "wait until it is done"),
+])
+def test_a_stack_in_a_failed_state_is_explained(monkeypatch, capsys, status, says):
+    from quadfleet import cli
+
+    stub = StubCfn(status)
+    monkeypatch.setattr(fleet_mod, "_client", lambda service, region: stub)
+    assert cli.main(["fleet", "up", "--stack", "qf"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and status in err and says in err, err
+    if status != "CREATE_IN_PROGRESS":
+        assert "WorkerGroup: You have requested more vCPU capacity" in err
+    assert not stub.created
+
+
+def test_cost_model():
+    e = estimate(300, 0.0125)
+    assert round(e.vcpu_hours) == 2778 and round(e.compute, 2) == 34.72
+    assert 5 < e.requests < 10 and round(e.machine_hours) == 347
+    res = subprocess.run([sys.executable, "-m", "quadfleet.coordinator.cost", "--pages-per-s", "300",
+                          "--price", "0.0125", "--markdown"], capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode == 0 and "| 300 | 2,778 | 347 | 3.5 | $42 |" in res.stdout, res.stdout
+
+
+# -- the worker in the group --------------------------------------------------------------------------------
+
+def start_worker(aws: Aws, queue_url: str, instance_id: str, processes: int, idle_exit: float | None):
+    args = ["work", "--queue-url", queue_url, "--processes", str(processes), "--config", str(aws.config),
+            "--asg-instance-id", instance_id, "--asg-group", "qf-workers"]
+    if idle_exit is not None:
+        args += ["--idle-exit", str(idle_exit)]
+    return aws.start(*args)
+
+
+def enqueue_slow(aws: Aws, out: dict, pages: int = 250) -> str:
+    archive = build_slow_archive(aws.tmp / "slow.warc.gz", pages=pages)
+    uri = aws.put("crawl", "slow/slow.warc.gz", archive)
+    aws.enqueue(out["QueueUrl"], f"{out['Out']}/run", uri)
+    return uri
+
+
+def test_a_busy_worker_protects_its_instance_and_an_idle_one_leaves_the_group(aws):
+    aws.fleet("up", "--stack", "qf", "--size", "2")
+    out = aws.outputs("qf")
+    mine, other = [i["InstanceId"] for i in aws.group("qf-workers")["Instances"]]
+    uri = enqueue_slow(aws, out)
+
+    worker = start_worker(aws, out["QueueUrl"], mine, processes=2, idle_exit=3)
+    wait_until(lambda: aws.protected(mine), 30, "the busy instance to be protected from scale-in")
+    assert aws.protected(other) is False
+    wait_until(lambda: aws.protected(mine) is False, 60, "protection to go once the instance is idle")
+    assert worker.wait(60) == 0, worker.log()
+
+    assert f"done/{input_id_of(uri)}" in aws.keys(f"{out['Out']}/run")  # the work was committed
+    log = worker.log()
+    assert f"protected {mine} from scale-in in qf-workers" in log
+    assert f"unprotected {mine} from scale-in in qf-workers" in log
+    assert f"idle: {mine} leaves qf-workers" in log
+    assert log.count(f"protected {mine} from scale-in") == 2  # once on, once off: transitions only
+    group = aws.group("qf-workers")
+    assert [i["InstanceId"] for i in group["Instances"]] == [other]  # left, and not replaced
+    assert group["DesiredCapacity"] == 1
+    assert aws.protected(mine) is None and aws.state(mine) == "terminated"
+
+
+def test_a_stopped_worker_only_drops_the_protection(aws):
+    aws.fleet("up", "--stack", "qf", "--size", "1")
+    out = aws.outputs("qf")
+    (mine,) = [i["InstanceId"] for i in aws.group("qf-workers")["Instances"]]
+    enqueue_slow(aws, out, pages=1500)
+
+    worker = start_worker(aws, out["QueueUrl"], mine, processes=1, idle_exit=None)
+    wait_until(lambda: aws.protected(mine), 30, "the busy instance to be protected from scale-in")
+    worker.kill(signal.SIGTERM)
+    assert worker.wait(30) == 0, worker.log()
+    assert aws.protected(mine) is False  # unprotected, still in the group: the group decides what comes next
+    group = aws.group("qf-workers")
+    assert group["DesiredCapacity"] == 1 and [i["InstanceId"] for i in group["Instances"]] == [mine]
+    assert "leaves" not in worker.log()
+    wait_until(lambda: aws.counts(out["QueueUrl"]) == (1, 0), 10, "the message to be released")
+
+
+def test_membership_comes_from_the_metadata_service():
+    from quadfleet.worker import asg
+
+    imds = FakeImds()
+    try:
+        assert asg.discover(imds.url) is None  # no instance id, no group tag: not in a group
+        imds.metadata.update({"instance-id": "i-0123456789abcdef0", "placement/region": "eu-west-1"})
+        assert asg.discover(imds.url) is None  # on EC2, but in no group
+        imds.metadata["tags/instance/aws:autoscaling:groupName"] = "qf-workers"
+        assert asg.discover(imds.url) == asg.Membership("i-0123456789abcdef0", "qf-workers", "eu-west-1")
+        assert asg.discover("off") is None
+    finally:
+        imds.close()
+    from quadfleet.worker.spot import on_ec2
+
+    if not on_ec2():
+        assert asg.discover("auto") is None  # off EC2: decided from local files, no request at all
