@@ -88,6 +88,23 @@ def cmd_extract(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_stats(args) -> int:
+    from rich.console import Console
+
+    from .coordinator.report import overview_table, run_stats
+
+    if args.top < 1 or args.processes < 1:
+        raise UsageError("stats: --top and --processes must be at least 1")
+    if args.lg_k is not None and not 4 <= args.lg_k <= 21:
+        raise UsageError(f"stats: --lg-k must be from 4 to 21, not {args.lg_k}")
+    mode = "sketch" if args.sketch else "exact" if args.exact else "auto"
+    summary, where = run_stats(args.out, args.report, args.top, mode, args.lg_k, args.processes,
+                               Console(stderr=True), show_progress=not args.quiet)
+    Console().print(overview_table(summary))
+    print(f"report: {where}/index.html (summary.json, index.md, charts/)", file=sys.stderr)
+    return 0
+
+
 def _check_s3_out(out: str) -> str:
     from .worker.s3store import split_s3_url
 
@@ -282,6 +299,19 @@ def build_parser() -> argparse.ArgumentParser:
     qcreate.add_argument("--region", help="default: from the AWS configuration")
     qcreate.add_argument("--config", help="a TOML file overriding config/quadfleet.toml ([queue] settings)")
     qcreate.set_defaults(func=cmd_queue_create)
+
+    sg = sub.add_parser("stats", help="crawl-wide statistics and report of a run (summary.json, index.html)")
+    sg.add_argument("out", metavar="OUT", help="the run's output directory or s3://BUCKET/PREFIX")
+    sg.add_argument("--top", type=int, default=20, help="rows in each top list (default 20)")
+    mode = sg.add_mutually_exclusive_group()
+    mode.add_argument("--sketch", action="store_true",
+                      help="distinct counts by HLL sketches with error bounds (default above 2,000 inputs)")
+    mode.add_argument("--exact", action="store_true", help="exact distinct counts, however many inputs")
+    sg.add_argument("--lg-k", type=int, help="HLL sketch size, log2 of buckets (default 12: about 1.6%% error)")
+    sg.add_argument("--report", metavar="DIR", help="write the report here (default OUT/report)")
+    sg.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="default: one per CPU")
+    sg.add_argument("--quiet", action="store_true", help="no progress bar")
+    sg.set_defaults(func=cmd_stats)
 
     sm = sub.add_parser("sample", help="build the bundled sample archive and extract it (a first try)")
     sm.add_argument("--out", default="sample-out", metavar="DIR", help="output directory (default sample-out)")

@@ -40,7 +40,7 @@ GOOD = [("warc-commoncrawl", "whirlwind.warc.gz"),
 SLOW_NAME = "slow-jsonld.warc.gz"
 # What a run leaves under its output prefix when every input commits.
 LAYOUT = re.compile(r"manifest\.json|manifest/inputs-[^/]+\.json\.gz|done/[^/]+|stats/[^/]+\.json"
-                    r"|data/html-[a-z0-9-]+/[^/]+\.nq\.gz")
+                    r"|data/html-[a-z0-9-]+/[^/]+\.nq\.gz|pages/[^/]+\.csv\.gz")
 
 
 @pytest.fixture(scope="module")

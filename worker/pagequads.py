@@ -19,6 +19,8 @@ class FormatResult:
     lines: list[str] = field(default_factory=list)
     typed_entities: int = 0
     classes: dict[str, int] = field(default_factory=dict)
+    # (class IRI, property IRI) -> typed entities of that class with that property (rdf:type left out)
+    properties: dict[tuple[str, str], int] = field(default_factory=dict)
     dropped: int = 0  # triples lost to a term that could not be made valid
     error: str | None = None  # exception class name if the extractor failed on this page
 
@@ -41,6 +43,7 @@ def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bo
     ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.bnode_scope or ex.id), keep_all_predicates)
     seen: dict[str, None] = {}
     types: dict = {}
+    preds: dict = {}  # subject -> predicates (for class/property pairs; kept only for typed subjects)
     try:
         for s, p, o in ex.extract(page):
             line = ser.line(s, p, o)
@@ -49,16 +52,27 @@ def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bo
             seen[line] = None
             if p == RDF_TYPE:
                 types.setdefault(s, set()).add(o if type(o) is IRI else None)
+            else:
+                ps = preds.get(s)
+                if ps is None:
+                    preds[s] = {p}
+                else:
+                    ps.add(p)
     except Exception as exc:  # an extractor bug or a pathological page costs this page, this format
         res.error = type(exc).__name__
         return res
     res.lines = list(seen)
     res.dropped = ser.dropped
     res.typed_entities = len(types)
-    for classes in types.values():
+    props = res.properties
+    for s, classes in types.items():
+        ps = preds.get(s, ())
         for c in classes:
             if c is not None:
                 res.classes[c] = res.classes.get(c, 0) + 1
+                for p in ps:
+                    key = (c, p)
+                    props[key] = props.get(key, 0) + 1
     return res
 
 

@@ -16,9 +16,10 @@ from urllib.parse import urlsplit
 
 from .. import __version__
 from .config import Config
+from .domains import PldCache, psl_info
 from .errors import Interrupted
 from .inputs import InputSpec
-from .outputs import FormatWriters, data_key, done_key, error_key, stats_key
+from .outputs import FormatWriters, PageIndex, data_key, done_key, error_key, pages_key, stats_key
 from .pagequads import extract_page, prefilter
 from .records import iter_pages
 from .sources import CountingReader, open_stream
@@ -34,6 +35,7 @@ def versions() -> dict[str, str]:
             out[dist.lower()] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             pass
+    out.update(psl_info())  # the Public Suffix List snapshot the PLDs come from
     return out
 
 
@@ -46,12 +48,16 @@ def _host(url: str) -> str:
 
 def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                   progress: Callable[[int], None] | None = None,
-                  stop: Callable[[], bool] | None = None) -> FileStats:
+                  stop: Callable[[], bool] | None = None, index: PageIndex | None = None) -> FileStats:
     """Read one archive and write its quads through ``writers``; the statistics of what was seen.
 
-    ``stop`` is asked before each page; if it says yes, Interrupted is raised (a worker shutting down)."""
+    ``stop`` is asked before each page; if it says yes, Interrupted is raised (a worker shutting down).
+    ``index``, if given, gets a row for each page that passed the prefilter."""
     stats = FileStats(inputs=1)
     extractors = config.extractors()
+    pld_of = PldCache()
+    plds_parsed: dict[str, set] = {}
+    class_plds: dict[str, dict[str, set]] = {}
     counts: Counter = Counter()
     stream = CountingReader(open_stream(spec.uri))
     pending = 0
@@ -60,12 +66,15 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
             if stop is not None and stop():
                 raise Interrupted(f"{spec.name}: stopped before the end")
             host = _host(page.url)
+            pld = pld_of(host)
             stats.hosts[host] = stats.hosts.get(host, 0) + 1
+            stats.plds[pld] = stats.plds.get(pld, 0) + 1
             fired = prefilter(page, extractors) if config.prefilter else extractors
             if fired:
                 stats.pages_parsed += 1
                 for ex in fired:
                     stats.prefilter_hits[ex.id] = stats.prefilter_hits.get(ex.id, 0) + 1
+                    plds_parsed.setdefault(ex.id, set()).add(pld)
                 results = extract_page(page, extractors, config.keep_all_predicates, fired=fired)
                 page_triples = 0
                 for fmt, res in results.items():
@@ -86,9 +95,23 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                         classes[cls] = classes.get(cls, 0) + k
                     hosts = stats.hosts_with_triples_by_format.setdefault(fmt, {})
                     hosts[host] = hosts.get(host, 0) + 1
+                    _bump(stats.plds_with_triples_by_format.setdefault(fmt, {}), pld, 1)
+                    _bump(stats.pld_triples_by_format.setdefault(fmt, {}), pld, n)
+                    if res.classes:
+                        cplds = class_plds.setdefault(fmt, {})
+                        for cls in res.classes:
+                            cplds.setdefault(cls, set()).add(pld)
+                    if res.properties:
+                        props = stats.class_properties_by_format.setdefault(fmt, {})
+                        for (cls, prop), k in res.properties.items():
+                            _bump(props.setdefault(cls, {}), prop, k)
                 if page_triples:
                     stats.pages_with_triples += 1
                     stats.triples += page_triples
+                    _bump(stats.plds_with_triples, pld, 1)
+                if index is not None:
+                    index.add(page.url, page.offset, page.length, page.fetch_time, [ex.id for ex in fired],
+                              {fmt: len(res.lines) for fmt, res in results.items()})
                 if "tree" in page.__dict__:
                     stats.pages_dom_parsed += 1
                 for kind, n in page.events.items():
@@ -103,6 +126,8 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
         stream.close()
         stats.absorb_read_counts(counts)
         stats.bytes = stream.count
+        stats.plds_parsed_by_format = plds_parsed
+        stats.class_plds_by_format = class_plds
     if progress is not None and pending:
         progress(pending)
     return stats
@@ -121,18 +146,20 @@ def process_input(spec: InputSpec, store, config: Config,
                   stop: Callable[[], bool] | None = None) -> FileStats | None:
     """Extract one input and commit its outputs; None if it was already committed.
 
-    Commit order: data files, then statistics, then the done marker. Raises (QuadfleetError for the
-    expected failures) without committing anything if the input cannot be fully read.
+    Commit order: data files and the page index, then statistics, then the done marker. Raises
+    (QuadfleetError for the expected failures) without committing anything if the input cannot be fully read.
     """
     if store.exists(done_key(spec.id)):
         return None
     started = time.time()
     started_iso = _now()
     writers = FormatWriters(store.scratch, spec.id, config.compresslevel)
+    index = PageIndex(store.scratch, spec.id, spec.uri, config.formats, config.compresslevel)
     try:
-        stats = extract_input(spec, config, writers, progress, stop)
+        stats = extract_input(spec, config, writers, progress, stop, index=index)
     except BaseException:
         writers.discard()
+        index.discard()
         raise
     stats.duration_s = time.time() - started
     outputs = {}
@@ -140,6 +167,8 @@ def process_input(spec: InputSpec, store, config: Config,
     for fmt, path in writers.close().items():
         store.put_file(data_key(fmt, spec.id), path)
         outputs[fmt] = {"key": data_key(fmt, spec.id), "quads": lines[fmt]}
+    page_rows = index.rows
+    store.put_file(pages_key(spec.id), index.close())
     doc = {
         "input": spec.uri,
         "input_id": spec.id,
@@ -149,6 +178,7 @@ def process_input(spec: InputSpec, store, config: Config,
         "config_hash": config.hash,
         "versions": versions(),
         "outputs": outputs,
+        "page_index": {"key": pages_key(spec.id), "rows": page_rows},
         **stats.to_json(),
     }
     store.put_bytes(stats_key(spec.id), json.dumps(doc, indent=1, sort_keys=False).encode())

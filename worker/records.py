@@ -156,10 +156,14 @@ def iter_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool =
             url = (rec.get_header("WARC-Target-URI") or "").strip()
             if url.startswith("<") and url.endswith(">"):  # WARC 1.0 draft style
                 url = url[1:-1]
+            offset = it.offset
+            # The body is read: warcio now finds where the record ends (for a gzipped archive, its gzip
+            # member), so (offset, length) is the byte range that fetches this record again on its own.
+            length = it.get_record_length()
             yield Page(url=url, body=body, content_type=content_type,
-                       record_id=rec.get_header("WARC-Record-ID") or f"{url} {it.offset}",
+                       record_id=rec.get_header("WARC-Record-ID") or f"{url} {offset}",
                        fetch_time=rec.get_header("WARC-Date") or "",
-                       offset=it.offset)
+                       offset=offset, length=length)
         if whole_file and not counts["records"]:
             raise ArchiveError("empty: the archive holds no records")
     except ArchiveLoadFailed as exc:

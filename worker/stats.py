@@ -2,13 +2,30 @@
 
 One FileStats per input is written next to its outputs; crawl totals are the sum of those files
 (``sum(stats, FileStats())``), so any subset of inputs, on any number of machines, merges the same way.
-Distinct counts that cannot be summed (domains) are kept as per-input host tables for later merging.
+Distinct counts that cannot be summed (hosts, pay-level domains) are kept per input as tables keyed by
+host or PLD (counts: they add) or as sets (sorted lists in JSON: they merge by union), and are merged
+across inputs by ``quadfleet stats`` (exactly, or through cardinality sketches for large runs).
 """
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def _union_nested(a: dict, b: dict) -> dict:
+    """Nested dicts whose leaves are sets (or lists, as read from JSON): the leaf-wise union."""
+    out = dict(a)
+    for k, v in b.items():
+        if isinstance(v, dict):
+            out[k] = _union_nested(out.get(k, {}), v)
+        else:
+            out[k] = set(out.get(k, ())) | set(v)
+    return out
+
+
+def _sorted_nested(d: dict) -> dict:
+    return {k: (_sorted_nested(v) if isinstance(v, dict) else sorted(v)) for k, v in d.items()}
 
 
 def _add_nested(a: dict, b: dict) -> dict:
@@ -46,6 +63,15 @@ class FileStats:
     classes_by_format: dict = field(default_factory=dict)   # format -> class IRI -> entities
     hosts: dict = field(default_factory=dict)               # host -> HTML pages
     hosts_with_triples_by_format: dict = field(default_factory=dict)  # format -> host -> pages
+    # Pay-level domains (worker/domains.py), for distinct counts across inputs:
+    plds: dict = field(default_factory=dict)                # PLD -> HTML pages
+    plds_with_triples: dict = field(default_factory=dict)   # PLD -> pages with a triple of any format
+    plds_with_triples_by_format: dict = field(default_factory=dict)  # format -> PLD -> pages with triples
+    pld_triples_by_format: dict = field(default_factory=dict)        # format -> PLD -> triples
+    class_properties_by_format: dict = field(default_factory=dict)   # format -> class -> property -> entities
+    # Sets (sorted lists in JSON; merged by union):
+    plds_parsed_by_format: dict = field(default_factory=dict)  # format -> PLDs of pages its prefilter passed
+    class_plds_by_format: dict = field(default_factory=dict)   # format -> class -> PLDs with an entity of it
     errors: dict = field(default_factory=dict)              # kind -> count (pages, blocks, triples lost)
     notes: dict = field(default_factory=dict)               # kind -> count (not failures, e.g. repaired JSON)
     duration_s: float = 0.0
@@ -56,7 +82,9 @@ class FileStats:
                "pages_parsed", "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
     TABLES = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
               "typed_entities_by_format", "classes_by_format", "hosts", "hosts_with_triples_by_format",
-              "errors", "notes")
+              "errors", "notes", "plds", "plds_with_triples", "plds_with_triples_by_format",
+              "pld_triples_by_format", "class_properties_by_format")
+    SETS = ("plds_parsed_by_format", "class_plds_by_format")
 
     def __add__(self, other: "FileStats") -> "FileStats":
         out = FileStats()
@@ -64,16 +92,20 @@ class FileStats:
             setattr(out, name, getattr(self, name) + getattr(other, name))
         for name in self.TABLES:
             setattr(out, name, _add_nested(getattr(self, name), getattr(other, name)))
+        for name in self.SETS:
+            setattr(out, name, _union_nested(getattr(self, name), getattr(other, name)))
         return out
 
     def to_json(self) -> dict[str, Any]:
         d = {name: getattr(self, name) for name in self.NUMBERS + self.TABLES}
         d["duration_s"] = round(self.duration_s, 3)
+        for name in self.SETS:
+            d[name] = _sorted_nested(getattr(self, name))
         return d
 
     @classmethod
     def from_json(cls, d: dict) -> "FileStats":
-        known = set(cls.NUMBERS) | set(cls.TABLES)
+        known = set(cls.NUMBERS) | set(cls.TABLES) | set(cls.SETS)
         return cls(**{k: v for k, v in d.items() if k in known})
 
     def count_error(self, kind: str, n: int = 1) -> None:

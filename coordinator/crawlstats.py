@@ -1,0 +1,495 @@
+"""Crawl-wide statistics: every committed input's ``stats/<id>.json`` merged into one summary.
+
+What adds (pages, triples, entities, entities per class, class/property pairs, errors) is summed. What does
+not (distinct hosts and pay-level domains: overall, per format, per class) is merged as the union of the
+per-input sets, either exactly (Python sets) or, for runs too large for that, through Apache DataSketches
+HLL sketches, whose estimates are reported with their error bounds (``STD_DEVS`` standard deviations).
+The top PLDs by triples and by pages are exact counters in exact mode and DataSketches frequent-items
+sketches (with bounds) in sketch mode.
+
+The work is streamed: committed input ids are listed, split into chunks, and each chunk is read (threads: the
+reads are I/O) and folded by a worker process into a ``Partial``; the partials are merged as they come, so
+memory holds the merged result and the chunks in flight, never the files. ``quadfleet stats`` and
+``bench/bench_stats.py`` both run ``aggregate``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import pickle
+import tempfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Iterable
+
+EXACT_LIMIT = 2000   # committed inputs up to which distinct counts are exact by default
+DEFAULT_LG_K = 12    # HLL: 2^12 buckets, relative standard error about 1.6 %
+TOP_LG_K = 14        # frequent-items sketches: exact while fewer than ~12,000 distinct PLDs
+STD_DEVS = 2         # the bounds printed beside an estimate (about 95.4 % confidence)
+MAX_ERROR_DOCS = 1000  # errors/<id>.json read for the list of failed inputs (the rest only counted)
+
+# FileStats numbers summed as they are.
+NUMBERS = ("inputs", "bytes", "records", "html_pages", "non_html_responses", "truncated_pages", "pages_parsed",
+           "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
+# FileStats tables that add and stay small (keyed by format, class, property or problem kind).
+SUMMED = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
+          "typed_entities_by_format", "classes_by_format", "class_properties_by_format", "errors", "notes")
+
+
+def open_store(url: str):
+    """A LocalStore for a directory, an S3Store for s3://bucket/prefix (only read from, and the report)."""
+    if url.startswith("s3://"):
+        from ..worker.s3store import S3Store
+
+        return S3Store(url, scratch=tempfile.gettempdir())
+    from ..worker.outputs import LocalStore
+
+    return LocalStore(url)
+
+
+def _add_into(dst: dict, src: dict) -> None:
+    for k, v in src.items():
+        if isinstance(v, dict):
+            sub = dst.get(k)
+            if sub is None:
+                sub = dst[k] = {}
+            _add_into(sub, v)
+        else:
+            dst[k] = dst.get(k, 0) + v
+
+
+@dataclass
+class Partial:
+    """What a set of inputs adds up to. Exact while folding; ``to_wire`` turns the distinct sets and the
+    top counters into sketches in sketch mode, and ``merge_wire`` merges such a partial into this one."""
+
+    sketch: bool = False
+    lg_k: int = DEFAULT_LG_K
+    numbers: dict = field(default_factory=dict)
+    tables: dict = field(default_factory=dict)
+    distinct: dict = field(default_factory=dict)   # key -> set (exact) or hll_union (sketch)
+    top: dict = field(default_factory=dict)        # key -> Counter (exact) or frequent_strings_sketch
+    started: str = ""                              # earliest start, latest finish (ISO, UTC)
+    finished: str = ""
+    configs: Counter = field(default_factory=Counter)    # config hash -> inputs
+    psl: Counter = field(default_factory=Counter)        # PSL snapshot version -> inputs
+    unreadable: list = field(default_factory=list)       # (input id, reason)
+
+    # -- folding one input (always exact) --------------------------------------------------------------
+
+    def _d(self, key, items: Iterable[str]) -> None:
+        s = self.distinct.get(key)
+        if s is None:
+            s = self.distinct[key] = set()
+        s.update(items)
+
+    def _t(self, key, counts: dict) -> None:
+        c = self.top.get(key)
+        if c is None:
+            c = self.top[key] = Counter()
+        c.update(counts)
+
+    def add_doc(self, doc: dict) -> None:
+        """Fold in one input's statistics document (``stats/<id>.json``)."""
+        nums = self.numbers
+        for name in NUMBERS:
+            nums[name] = nums.get(name, 0) + doc.get(name, 0)
+        for name in SUMMED:
+            t = doc.get(name)
+            if t:
+                _add_into(self.tables.setdefault(name, {}), t)
+        if "plds" not in doc:  # written before PLDs were counted: its domains are missing from the counts
+            nums["inputs_without_pld_stats"] = nums.get("inputs_without_pld_stats", 0) + 1
+        self._d("hosts", doc.get("hosts", ()))
+        self._d("plds", doc.get("plds", ()))
+        with_triples = doc.get("plds_with_triples") or {}
+        self._d("plds_with_triples", with_triples)
+        self._t("pages", with_triples)
+        for fmt, hosts in (doc.get("hosts_with_triples_by_format") or {}).items():
+            self._d("hosts_with_triples", hosts)
+            self._d(("hosts_with_triples", fmt), hosts)
+        for fmt, plds in (doc.get("plds_with_triples_by_format") or {}).items():
+            self._d(("plds_with_triples", fmt), plds)
+            self._t(("pages", fmt), plds)
+        for fmt, plds in (doc.get("pld_triples_by_format") or {}).items():
+            self._t("triples", plds)
+            self._t(("triples", fmt), plds)
+        for fmt, plds in (doc.get("plds_parsed_by_format") or {}).items():
+            self._d(("plds_parsed", fmt), plds)
+        for fmt, classes in (doc.get("class_plds_by_format") or {}).items():
+            for cls, plds in classes.items():
+                self._d(("class_plds", fmt, cls), plds)
+        self._times(doc.get("started") or "", doc.get("finished") or "")
+        if doc.get("config_hash"):
+            self.configs[doc["config_hash"]] += 1
+        self.psl[(doc.get("versions") or {}).get("psl_version", "none recorded")] += 1
+
+    def _times(self, started: str, finished: str) -> None:
+        if started and (not self.started or started < self.started):
+            self.started = started
+        if finished and finished > self.finished:
+            self.finished = finished
+
+    # -- between processes -------------------------------------------------------------------------------
+
+    def to_wire(self) -> bytes:
+        state = {k: getattr(self, k) for k in ("numbers", "tables", "started", "finished", "configs", "psl",
+                                               "unreadable")}
+        if self.sketch:
+            import datasketches as ds
+
+            sketches = {}
+            for key, items in self.distinct.items():
+                sk = ds.hll_sketch(self.lg_k, ds.HLL_8)
+                for item in items:
+                    sk.update(item)
+                sketches[key] = sk.serialize_compact()
+            state["distinct"] = sketches
+            tops = {}
+            for key, counts in self.top.items():
+                fs = ds.frequent_strings_sketch(TOP_LG_K)
+                for item, n in counts.items():
+                    fs.update(item, n)
+                tops[key] = fs.serialize()
+            state["top"] = tops
+        else:
+            state["distinct"], state["top"] = self.distinct, self.top
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def merge_wire(self, data: bytes) -> None:
+        state = pickle.loads(data)
+        for name, v in state["numbers"].items():
+            self.numbers[name] = self.numbers.get(name, 0) + v
+        _add_into(self.tables, state["tables"])
+        self._times(state["started"], state["finished"])
+        self.configs.update(state["configs"])
+        self.psl.update(state["psl"])
+        self.unreadable += state["unreadable"]
+        if self.sketch:
+            import datasketches as ds
+
+            for key, blob in state["distinct"].items():
+                u = self.distinct.get(key)
+                if u is None:
+                    u = self.distinct[key] = ds.hll_union(self.lg_k)
+                u.update(ds.hll_sketch.deserialize(blob))
+            for key, blob in state["top"].items():
+                other = ds.frequent_strings_sketch.deserialize(blob)
+                mine = self.top.get(key)
+                if mine is None:
+                    self.top[key] = other
+                else:
+                    mine.merge(other)
+        else:
+            for key, items in state["distinct"].items():
+                mine = self.distinct.get(key)
+                if mine is None:
+                    self.distinct[key] = items
+                else:
+                    mine |= items
+            for key, counts in state["top"].items():
+                mine = self.top.get(key)
+                if mine is None:
+                    self.top[key] = counts
+                else:
+                    mine.update(counts)
+
+    # -- reading the merged result -------------------------------------------------------------------------
+
+    def count(self, key) -> tuple[int, int, int]:
+        """(estimate, lower, upper) distinct items under ``key``; lower == upper == estimate when exact."""
+        v = self.distinct.get(key)
+        if v is None:
+            return 0, 0, 0
+        if not self.sketch:
+            return len(v), len(v), len(v)
+        est = v.get_estimate()
+        lo = math.floor(v.get_lower_bound(STD_DEVS))
+        hi = math.ceil(v.get_upper_bound(STD_DEVS))
+        est = round(est)
+        return est, min(lo, est), max(hi, est)
+
+    def keys_of(self, kind: str, *prefix: str) -> list:
+        """The last parts of the distinct keys (kind, *prefix, x): e.g. the classes of a format."""
+        n = len(prefix) + 1
+        return [k[n] for k in self.distinct if isinstance(k, tuple) and k[0] == kind and k[1:n] == prefix]
+
+    def top_items(self, key, n: int) -> list[tuple[str, int, int, int]]:
+        """The ``n`` largest (item, estimate, lower, upper) of a top counter."""
+        v = self.top.get(key)
+        if v is None or n <= 0:
+            return []
+        if not self.sketch:
+            return [(item, c, c, c) for item, c in sorted(v.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+        import datasketches as ds
+
+        rows = v.get_frequent_items(ds.frequent_items_error_type.NO_FALSE_NEGATIVES)
+        rows.sort(key=lambda r: (-r[1], r[0]))
+        return [(item, int(est), int(lo), int(hi)) for item, est, lo, hi in rows[:n]]
+
+    def top_estimate(self, key, item: str) -> tuple[int, int, int]:
+        v = self.top.get(key)
+        if v is None:
+            return 0, 0, 0
+        if not self.sketch:
+            c = v.get(item, 0)
+            return c, c, c
+        return int(v.get_estimate(item)), int(v.get_lower_bound(item)), int(v.get_upper_bound(item))
+
+
+# -- reading a run's outputs ---------------------------------------------------------------------------
+
+_STORE = None
+
+
+def _store_for(url: str):
+    global _STORE
+    if _STORE is None or _STORE[0] != url:
+        _STORE = (url, open_store(url))
+    return _STORE[1]
+
+
+def fold_chunk(url: str, ids: list[str], sketch: bool, lg_k: int, threads: int = 8) -> bytes:
+    """Read and fold the statistics of ``ids``; the partial, ready to send back (``Partial.to_wire``)."""
+    store = _store_for(url)
+    part = Partial(sketch=sketch, lg_k=lg_k)
+
+    def read(input_id: str):
+        try:
+            return input_id, store.read_bytes(f"stats/{input_id}.json"), None
+        except Exception as exc:  # a missing or unreadable file costs that input, named in the report
+            return input_id, None, f"{type(exc).__name__}: {exc}"
+
+    with ThreadPoolExecutor(threads) as pool:
+        for input_id, data, problem in pool.map(read, ids):
+            if data is not None:
+                try:
+                    doc = json.loads(data)
+                    if not isinstance(doc, dict):
+                        raise ValueError("not a JSON object")
+                    part.add_doc(doc)
+                    continue
+                except ValueError as exc:
+                    problem = f"not valid statistics: {exc}"
+            part.unreadable.append((input_id, problem))
+    return part.to_wire()
+
+
+def _star_fold(args) -> bytes:
+    return fold_chunk(*args)
+
+
+def _sized_fold(args) -> tuple[int, bytes]:
+    return len(args[1]), fold_chunk(*args)
+
+
+@dataclass
+class RunListing:
+    committed: list[str]
+    failed: dict[str, int]      # input id -> bytes of its errors/<id>.json (never committed)
+    data_bytes: dict[str, int]  # format -> bytes of data files of committed inputs
+    page_index_bytes: int
+
+
+def list_run(store) -> RunListing:
+    done = sorted(k.split("/", 1)[1] for k in store.list("done/"))
+    committed = set(done)
+    failed = {}
+    for key, info in store.list("errors/").items():
+        if key.startswith("errors/messages/") or not key.endswith(".json"):
+            continue
+        iid = key[len("errors/"):-len(".json")]
+        if iid not in committed:
+            failed[iid] = info["size"]
+    data: Counter = Counter()
+    for key, info in store.list("data/").items():
+        parts = key.split("/")
+        if len(parts) == 3 and parts[2].endswith(".nq.gz") and parts[2][:-6] in committed:
+            data[parts[1]] += info["size"]
+    pages = sum(info["size"] for key, info in store.list("pages/").items()
+                if key.endswith(".csv.gz") and key[len("pages/"):-len(".csv.gz")] in committed)
+    return RunListing(done, failed, dict(data), pages)
+
+
+def read_failures(store, ids: list[str], limit: int = MAX_ERROR_DOCS) -> list[dict]:
+    def one(iid: str) -> dict:
+        try:
+            doc = json.loads(store.read_bytes(f"errors/{iid}.json"))
+        except Exception as exc:
+            doc = {"reason": f"errors/{iid}.json unreadable: {exc}"}
+        return {"input_id": iid, "input": doc.get("input", ""), "reason": doc.get("reason", ""),
+                "attempt": doc.get("attempt"), "time": doc.get("time", "")}
+    with ThreadPoolExecutor(16) as pool:
+        return list(pool.map(one, sorted(ids)[:limit]))
+
+
+def aggregate(url: str, ids: list[str], sketch: bool, lg_k: int = DEFAULT_LG_K, processes: int = 1,
+              chunk: int | None = None, progress: Callable[[int], None] | None = None) -> Partial:
+    """Merge the statistics of the committed inputs ``ids`` under ``url`` into one Partial."""
+    total = Partial(sketch=sketch, lg_k=lg_k)
+    if not ids:
+        return total
+    if chunk is None:
+        chunk = max(20, min(500, math.ceil(len(ids) / (max(processes, 1) * 4))))
+    chunks = [ids[i:i + chunk] for i in range(0, len(ids), chunk)]
+    threads = 16 if url.startswith("s3://") else 4
+    jobs = [(url, c, sketch, lg_k, threads) for c in chunks]
+    if processes <= 1 or len(chunks) == 1:
+        for job in jobs:
+            total.merge_wire(_star_fold(job))
+            if progress:
+                progress(len(job[1]))
+        return total
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(min(processes, len(chunks))) as pool:
+        for n, wire in pool.imap_unordered(_sized_fold, jobs):
+            total.merge_wire(wire)
+            if progress:
+                progress(n)
+    return total
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# -- the summary (summary.json) ----------------------------------------------------------------------------
+
+def format_order(formats) -> list[str]:
+    from ..worker.extractors import EXTRACTORS
+
+    known = [f for f in EXTRACTORS if f in formats]
+    return known + sorted(f for f in formats if f not in EXTRACTORS)
+
+
+def _ratio(a: float, b: float, digits: int = 2) -> float:
+    return round(a / b, digits) if b else 0.0
+
+
+def summarize(part: Partial, listing: RunListing, failures: list[dict], source: str, top: int = 20) -> dict:
+    """The crawl summary: what ``summary.json`` holds and the report shows.
+
+    Every distinct count ``x`` has ``x_bounds`` = [lower, upper] beside it (equal to ``x`` when exact)."""
+    nums, tables = part.numbers, part.tables
+    g = lambda name: nums.get(name, 0)  # noqa: E731
+
+    def distinct(out: dict, name: str, key) -> int:
+        est, lo, hi = part.count(key)
+        out[name], out[name + "_bounds"] = est, [lo, hi]
+        return est
+
+    seconds = g("duration_s")
+    overview = {"archives": g("inputs"), "bytes": g("bytes"), "records": g("records"),
+                "html_pages": g("html_pages"), "pages_parsed": g("pages_parsed"),
+                "pages_with_triples": g("pages_with_triples")}
+    distinct(overview, "hosts", "hosts")
+    distinct(overview, "hosts_with_triples", "hosts_with_triples")
+    distinct(overview, "plds", "plds")
+    distinct(overview, "plds_with_triples", "plds_with_triples")
+    overview.update({
+        "typed_entities": sum(tables.get("typed_entities_by_format", {}).values()),
+        "triples": g("triples"),
+        "extracted_bytes": sum(listing.data_bytes.values()),
+        "page_index_bytes": listing.page_index_bytes,
+        "machine_hours": round(seconds / 3600, 4),
+        "pages_per_second": _ratio(g("html_pages"), seconds, 1),
+        "first_started": part.started, "last_finished": part.finished,
+    })
+    wall = 0.0
+    if part.started and part.finished:
+        try:
+            wall = (datetime.fromisoformat(part.finished) - datetime.fromisoformat(part.started)).total_seconds()
+        except ValueError:
+            wall = 0.0
+    overview["wall_seconds"] = wall
+    overview["pages_per_second_wall"] = _ratio(g("html_pages"), wall, 1)
+    overview["inputs_without_pld_stats"] = g("inputs_without_pld_stats")
+    overview["failed_inputs"] = len(listing.failed)
+    overview["unreadable_stats"] = len(part.unreadable)
+
+    fmts = set()
+    for name in ("prefilter_hits", "triples_by_format", "pages_with_triples_by_format"):
+        fmts |= set(tables.get(name, {}))
+    formats, classes, pairs, top_by_format = {}, {}, {}, {}
+    for fmt in format_order(fmts):
+        f = {"prefilter_hits": tables.get("prefilter_hits", {}).get(fmt, 0),
+             "pages": tables.get("pages_with_triples_by_format", {}).get(fmt, 0)}
+        plds = distinct(f, "plds", ("plds_with_triples", fmt))
+        distinct(f, "hosts", ("hosts_with_triples", fmt))
+        distinct(f, "plds_parsed", ("plds_parsed", fmt))
+        f["typed_entities"] = tables.get("typed_entities_by_format", {}).get(fmt, 0)
+        f["triples"] = tables.get("triples_by_format", {}).get(fmt, 0)
+        f["triples_per_page"] = _ratio(f["triples"], f["pages"])
+        f["triples_per_pld"] = _ratio(f["triples"], plds)
+        f["extracted_bytes"] = listing.data_bytes.get(fmt, 0)
+        cls_entities = tables.get("classes_by_format", {}).get(fmt, {})
+        f["classes"] = len(cls_entities)
+        formats[fmt] = f
+        rows = class_rows(part, fmt)
+        keep = {r["class"] for r in rows[:top]}
+        keep |= {r["class"] for r in sorted(rows, key=lambda r: (-r["plds"], r["class"]))[:top]}
+        classes[fmt] = [r for r in rows if r["class"] in keep]
+        pairs[fmt] = pair_rows(part, fmt)[:top]
+        top_by_format[fmt] = top_plds(part, fmt, top)
+    by_kind = dict(sorted(tables.get("errors", {}).items(), key=lambda kv: (-kv[1], kv[0])))
+    return {
+        "generated": now_iso(),
+        "source": source,
+        "top": top,
+        "distinct_counts": ({"method": "hll", "library": "datasketches", "lg_k": part.lg_k,
+                             "bounds": f"{STD_DEVS} standard deviations", "std_devs": STD_DEVS}
+                            if part.sketch else {"method": "exact"}),
+        "top_counts": ({"method": "frequent-items sketch", "library": "datasketches", "lg_max_map_size": TOP_LG_K}
+                       if part.sketch else {"method": "exact"}),
+        "psl": dict(part.psl),
+        "configs": dict(part.configs),
+        "overview": overview,
+        "formats": formats,
+        "classes": classes,
+        "class_properties": pairs,
+        "top_plds": top_plds(part, None, top),
+        "top_plds_by_format": top_by_format,
+        "records_by_type": tables.get("records_by_type", {}),
+        "errors": {"by_kind": by_kind,
+                   "notes": tables.get("notes", {}),
+                   "failed_count": len(listing.failed),
+                   "failed_inputs": failures,
+                   "unreadable_stats": [{"input_id": i, "reason": r} for i, r in part.unreadable]},
+    }
+
+
+def class_rows(part: Partial, fmt: str) -> list[dict]:
+    """Every class of a format: entities and PLDs (with bounds), by entities then IRI."""
+    rows = []
+    for cls, entities in part.tables.get("classes_by_format", {}).get(fmt, {}).items():
+        est, lo, hi = part.count(("class_plds", fmt, cls))
+        rows.append({"class": cls, "entities": entities, "plds": est, "plds_bounds": [lo, hi]})
+    rows.sort(key=lambda r: (-r["entities"], r["class"]))
+    return rows
+
+
+def pair_rows(part: Partial, fmt: str) -> list[dict]:
+    """Every class/property pair of a format with its entities (entities of the class having the property)."""
+    rows = [{"class": cls, "property": prop, "entities": n}
+            for cls, props in part.tables.get("class_properties_by_format", {}).get(fmt, {}).items()
+            for prop, n in props.items()]
+    rows.sort(key=lambda r: (-r["entities"], r["class"], r["property"]))
+    return rows
+
+
+def top_plds(part: Partial, fmt: str | None, n: int) -> dict:
+    """Top PLDs by triples and by pages with triples (of one format, or of any)."""
+    tk, pk = ("triples", fmt) if fmt else "triples", ("pages", fmt) if fmt else "pages"
+    out = {}
+    for name, key, other_name, other in (("by_triples", tk, "pages", pk), ("by_pages", pk, "triples", tk)):
+        rows = []
+        first = "triples" if name == "by_triples" else "pages"
+        for item, est, lo, hi in part.top_items(key, n):
+            o_est, o_lo, o_hi = part.top_estimate(other, item)
+            rows.append({"pld": item, first: est, first + "_bounds": [lo, hi],
+                         other_name: o_est, other_name + "_bounds": [o_lo, o_hi]})
+        out[name] = rows
+    return out
