@@ -32,8 +32,8 @@ STD_DEVS = 2         # the bounds printed beside an estimate (about 95.4 % confi
 MAX_ERROR_DOCS = 1000  # errors/<id>.json read for the list of failed inputs (the rest only counted)
 
 # FileStats numbers summed as they are.
-NUMBERS = ("inputs", "bytes", "records", "html_pages", "non_html_responses", "truncated_pages", "pages_parsed",
-           "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
+NUMBERS = ("inputs", "bytes", "records", "selected_records", "range_requests", "html_pages", "non_html_responses",
+           "truncated_pages", "pages_parsed", "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
 # FileStats tables that add and stay small (keyed by format, class, property or problem kind).
 SUMMED = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
           "typed_entities_by_format", "classes_by_format", "class_properties_by_format", "errors", "notes")
@@ -383,6 +383,8 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
 
     seconds = g("duration_s")
     overview = {"archives": g("inputs"), "bytes": g("bytes"), "records": g("records"),
+                **({"selected_records": g("selected_records"), "range_requests": g("range_requests")}
+                   if g("selected_records") else {}),
                 "html_pages": g("html_pages"), "pages_parsed": g("pages_parsed"),
                 "pages_with_triples": g("pages_with_triples")}
     distinct(overview, "hosts", "hosts")

@@ -54,3 +54,35 @@ def test_queue_settings_are_validated(tmp_path):
         with pytest.raises(ConfigError) as info:
             load_config(str(cfg))
         assert msg in str(info.value)
+
+
+def selection_doc() -> dict:
+    from quadfleet.worker.inputs import selection_spec
+
+    item = selection_spec(URL, [(500, 20, "https://b.example/"), (10, 30, "https://a.example/")])
+    return json.loads(WorkItem("run-1", item, "s3://out/prefix").body())
+
+
+def test_a_selection_round_trips_with_its_ranges():
+    doc = selection_doc()
+    assert doc["ranges"] == [[10, 30, "https://a.example/"], [500, 20, "https://b.example/"]]
+    item = parse_message(json.dumps(doc))
+    assert item.spec.ranges == ((10, 30, "https://a.example/"), (500, 20, "https://b.example/"))
+    assert "-sel-" in item.spec.id and item.spec.id.startswith(spec(URL).id)
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda d: {**d, "ranges": []}, "ranges must be a list of 1 to"),
+    (lambda d: {**d, "ranges": "10-20"}, "ranges must be a list"),
+    (lambda d: {**d, "ranges": [[10, 0, "u"]]}, "ranges[0] is not"),
+    (lambda d: {**d, "ranges": [[-1, 5, "u"]]}, "ranges[0] is not"),
+    (lambda d: {**d, "ranges": [[1.5, 5, "u"]]}, "ranges[0] is not"),
+    (lambda d: {**d, "ranges": [[10, 5]]}, "ranges[0] is not"),
+    (lambda d: {**d, "ranges": list(reversed(d["ranges"]))}, "not sorted"),
+    (lambda d: {**d, "ranges": d["ranges"][:1]}, "does not belong to selection"),
+    (lambda d: {k: v for k, v in d.items() if k != "ranges"}, "does not belong to input"),
+])
+def test_bad_selections_are_refused(change, why):
+    with pytest.raises(MalformedMessage) as exc:
+        parse_message(json.dumps(change(selection_doc())))
+    assert why in str(exc.value)

@@ -21,5 +21,10 @@ class ArchiveError(QuadfleetError):
     """An archive is not a readable WARC/ARC, or breaks off: that archive fails, the others go on."""
 
 
+class RangeUnsatisfiable(QuadfleetError):
+    """A byte range starts past the end of its archive (HTTP 416): the records it should hold are lost,
+    counted, and the rest of the selection goes on."""
+
+
 class Interrupted(Exception):
     """Work was asked to stop (SIGTERM, a spot notice) before the input was done: nothing is committed."""

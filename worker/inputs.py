@@ -23,15 +23,22 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 REMOTE_SCHEMES = ("s3://", "https://", "http://")
 
 
+# One selected record of an archive: (byte offset, length, expected URL or "" if the index gave none).
+Range = tuple[int, int, str]
+
+
 @dataclass(frozen=True)
 class InputSpec:
     uri: str  # file:///abs/path, s3://bucket/key or https://host/path
     id: str
+    # A selection (records chosen through an index, sorted by offset), or None for the whole archive.
+    ranges: tuple[Range, ...] | None = None
 
     @property
     def name(self) -> str:
-        """What to show users: the local path or the URL."""
-        return self.uri[7:] if self.uri.startswith("file://") else self.uri
+        """What to show users: the local path or the URL (and how many records, for a selection)."""
+        name = self.uri[7:] if self.uri.startswith("file://") else self.uri
+        return name if self.ranges is None else f"{name} [{len(self.ranges)} selected records]"
 
 
 def canonical_uri(location: str) -> str:
@@ -48,6 +55,18 @@ def input_id(uri: str) -> str:
     stem = _UNSAFE.sub("_", stem).strip("._-")[:120] or "input"
     digest = hashlib.sha1(uri.encode("utf-8")).hexdigest()[:8]
     return f"{stem}-{digest}"
+
+
+def selection_id(uri: str, ranges: tuple[Range, ...]) -> str:
+    """The id of a selection: the archive's id, ``-sel-``, a hash of the ranges. The same index and
+    settings give the same work items, hence the same ids, so a rerun resumes."""
+    digest = hashlib.sha1(repr([list(r) for r in ranges]).encode("utf-8")).hexdigest()[:10]
+    return f"{input_id(uri)}-sel-{digest}"
+
+
+def selection_spec(uri: str, ranges) -> InputSpec:
+    ranges = tuple(sorted((int(o), int(n), u) for o, n, u in ranges))
+    return InputSpec(uri=uri, id=selection_id(uri, ranges), ranges=ranges)
 
 
 def spec(location: str) -> InputSpec:

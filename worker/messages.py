@@ -1,7 +1,8 @@
 """The one message shape the fleet understands, checked whole before any work starts.
 
 A message names the input, the output prefix and the run, and nothing else: the run's manifest (under the
-output prefix) holds the configuration, so every worker extracts an input of a run the same way.
+output prefix) holds the configuration, so every worker extracts an input of a run the same way. A
+selection (records chosen through an index) adds ``ranges``: ``[[offset, length, url], ...]``, sorted.
 """
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import json
 from dataclasses import dataclass
 
 from .errors import QuadfleetError
-from .inputs import InputSpec, input_id
+from .inputs import InputSpec, input_id, selection_id
+from .ranges import MAX_RECORD
 
 VERSION = 1
 _KEYS = {"quadfleet", "run", "input", "input_id", "out"}
+MAX_RANGES = 10_000  # a message holding more was not made by quadfleet's enqueue
 
 
 class MalformedMessage(QuadfleetError):
@@ -26,8 +29,25 @@ class WorkItem:
     out: str  # s3://bucket/prefix
 
     def body(self) -> str:
-        return json.dumps({"quadfleet": VERSION, "run": self.run, "input": self.spec.uri,
-                           "input_id": self.spec.id, "out": self.out}, separators=(",", ":"))
+        doc = {"quadfleet": VERSION, "run": self.run, "input": self.spec.uri, "input_id": self.spec.id,
+               "out": self.out}
+        if self.spec.ranges is not None:
+            doc["ranges"] = [list(r) for r in self.spec.ranges]
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+def _ranges(value) -> tuple:
+    if not isinstance(value, list) or not value or len(value) > MAX_RANGES:
+        raise MalformedMessage(f"ranges must be a list of 1 to {MAX_RANGES} [offset, length, url] entries")
+    out = []
+    for i, item in enumerate(value):
+        if not (isinstance(item, list) and len(item) == 3 and all(type(x) is int for x in item[:2])
+                and isinstance(item[2], str) and item[0] >= 0 and 0 < item[1] <= MAX_RECORD):
+            raise MalformedMessage(f"ranges[{i}] is not [offset >= 0, length 1..{MAX_RECORD}, url]: {item!r:.80}")
+        out.append((item[0], item[1], item[2]))
+    if out != sorted(out):
+        raise MalformedMessage("ranges are not sorted by offset")
+    return tuple(out)
 
 
 def parse_message(body: str) -> WorkItem:
@@ -37,8 +57,8 @@ def parse_message(body: str) -> WorkItem:
         raise MalformedMessage(f"not JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise MalformedMessage("not a JSON object")
-    if set(doc) != _KEYS:
-        missing, extra = _KEYS - set(doc), set(doc) - _KEYS
+    if set(doc) - {"ranges"} != _KEYS:
+        missing, extra = _KEYS - set(doc), set(doc) - _KEYS - {"ranges"}
         raise MalformedMessage("wrong keys" + (f"; missing {sorted(missing)}" if missing else "")
                                + (f"; unexpected {sorted(extra)}" if extra else ""))
     if doc["quadfleet"] != VERSION:
@@ -50,6 +70,10 @@ def parse_message(body: str) -> WorkItem:
         raise MalformedMessage(f"input {doc['input']!r} is not an s3:// or https:// URL")
     if not doc["out"].startswith("s3://") or len(doc["out"]) <= 5:
         raise MalformedMessage(f"out {doc['out']!r} is not an s3://BUCKET/PREFIX URL")
-    if doc["input_id"] != input_id(doc["input"]):
-        raise MalformedMessage(f"input_id {doc['input_id']!r} does not belong to input {doc['input']!r}")
-    return WorkItem(run=doc["run"], spec=InputSpec(uri=doc["input"], id=doc["input_id"]), out=doc["out"])
+    ranges = _ranges(doc["ranges"]) if "ranges" in doc else None
+    expected = input_id(doc["input"]) if ranges is None else selection_id(doc["input"], ranges)
+    if doc["input_id"] != expected:
+        what = "input" if ranges is None else "selection of input"
+        raise MalformedMessage(f"input_id {doc['input_id']!r} does not belong to {what} {doc['input']!r}")
+    return WorkItem(run=doc["run"], spec=InputSpec(uri=doc["input"], id=doc["input_id"], ranges=ranges),
+                    out=doc["out"])

@@ -21,6 +21,7 @@ from .errors import Interrupted
 from .inputs import InputSpec
 from .outputs import FormatWriters, PageIndex, data_key, done_key, error_key, pages_key, stats_key
 from .pagequads import extract_page, prefilter
+from .ranges import SelectionReader
 from .records import iter_pages
 from .sources import CountingReader, open_stream
 from .stats import FileStats
@@ -59,10 +60,15 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
     plds_parsed: dict[str, set] = {}
     class_plds: dict[str, dict[str, set]] = {}
     counts: Counter = Counter()
-    stream = CountingReader(open_stream(spec.uri))
+    if spec.ranges is None:
+        stream = CountingReader(open_stream(spec.uri))
+        pages = iter_pages(stream, counts, config.max_page_bytes)
+    else:  # records chosen through an index: read by byte range
+        stream = SelectionReader(spec, counts, config.max_page_bytes)
+        pages = stream.pages()
     pending = 0
     try:
-        for page in iter_pages(stream, counts, config.max_page_bytes):
+        for page in pages:
             if stop is not None and stop():
                 raise Interrupted(f"{spec.name}: stopped before the end")
             host = _host(page.url)
@@ -172,6 +178,7 @@ def process_input(spec: InputSpec, store, config: Config,
     doc = {
         "input": spec.uri,
         "input_id": spec.id,
+        **({"selection": {"records": len(spec.ranges)}} if spec.ranges is not None else {}),
         "started": started_iso,
         "finished": _now(),
         "worker": socket.gethostname(),

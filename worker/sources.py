@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import http.client
+import os
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .errors import ArchiveError, InputError, InputMissing
+from .errors import ArchiveError, InputError, InputMissing, RangeUnsatisfiable
 
 
 def read_small(location: str) -> tuple[bytes, str | None, str]:
@@ -96,13 +97,18 @@ class ResumingReader:
         self.raw.close()
 
 
-def _open_http(uri: str):
-    state: dict = {}
+def _range(start: int, end: int | None) -> str:
+    return f"bytes={start}-{'' if end is None else end}"
+
+
+def _open_http(uri: str, start: int = 0, end: int | None = None, state: dict | None = None):
+    state = {} if state is None else state
 
     def open_at(pos: int):
         headers = {"User-Agent": "quadfleet"}
-        if pos:
-            headers["Range"] = f"bytes={pos}-"
+        ranged = bool(start + pos) or end is not None
+        if ranged:
+            headers["Range"] = _range(start + pos, end)
             if state.get("etag"):
                 headers["If-Range"] = state["etag"]
         try:
@@ -110,14 +116,19 @@ def _open_http(uri: str):
         except urllib.error.HTTPError as exc:
             if exc.code in (404, 410):
                 raise InputMissing(f"{uri}: cannot fetch: HTTP Error {exc.code}: {exc.reason}") from None
+            if exc.code == 416:
+                raise RangeUnsatisfiable(f"{uri}: bytes {start + pos}- are beyond the end of the file") from None
             raise InputError(f"{uri}: cannot fetch: HTTP Error {exc.code}: {exc.reason}") from None
         except (OSError, ValueError) as exc:
             raise InputError(f"{uri}: cannot fetch: {exc}") from None
-        if pos and resp.status != 206:
+        if ranged and resp.status != 206:
             resp.close()
-            raise ArchiveError(f"{uri}: connection dropped at byte {pos} and the server cannot resume "
-                               "(no Range support, or the file changed)")
-        if not pos:
+            if pos:
+                raise ArchiveError(f"{uri}: connection dropped at byte {start + pos} and the server cannot "
+                                   "resume (no Range support, or the file changed)")
+            raise ArchiveError(f"{uri}: the server ignores Range requests (or the file changed): "
+                               "selected records cannot be read alone from it")
+        if "etag" not in state:
             state["etag"] = resp.headers.get("ETag")
         length = resp.headers.get("Content-Length")
         return resp, (pos + int(length) if length and length.isdigit() else None)
@@ -125,7 +136,7 @@ def _open_http(uri: str):
     return ResumingReader(uri, open_at)
 
 
-def _open_s3(uri: str):
+def _open_s3(uri: str, start: int = 0, end: int | None = None, state: dict | None = None):
     import botocore.exceptions
 
     from .aws import client, describe, error_code
@@ -134,12 +145,12 @@ def _open_s3(uri: str):
     if not bucket or not key:
         raise InputError(f"{uri}: not an s3://BUCKET/KEY URL")
     s3 = client("s3")
-    state: dict = {}
+    state = {} if state is None else state
 
     def open_at(pos: int):
         kwargs = {"Bucket": bucket, "Key": key}
-        if pos:
-            kwargs["Range"] = f"bytes={pos}-"
+        if start + pos or end is not None:
+            kwargs["Range"] = _range(start + pos, end)
             if state.get("etag"):
                 kwargs["IfMatch"] = state["etag"]
         try:
@@ -147,32 +158,63 @@ def _open_s3(uri: str):
         except botocore.exceptions.ClientError as exc:
             if error_code(exc) in ("NoSuchKey", "NoSuchBucket", "404"):
                 raise InputMissing(f"{uri}: S3 said {describe(exc)}") from None
+            if error_code(exc) in ("InvalidRange", "416"):
+                raise RangeUnsatisfiable(f"{uri}: bytes {start + pos}- are beyond the end of the object") from None
             raise InputError(f"{uri}: S3 said {describe(exc)}") from None
         except botocore.exceptions.NoCredentialsError:
             raise InputError(f"{uri}: no AWS credentials found (configure them, or read Common Crawl "
                              "over https://data.commoncrawl.org/ with --prefix)") from None
         except botocore.exceptions.BotoCoreError as exc:
             raise InputError(f"{uri}: cannot reach S3: {exc}") from None
-        if not pos:
+        if "etag" not in state:
             state["etag"] = resp.get("ETag")
         return resp["Body"], pos + resp["ContentLength"] if "ContentLength" in resp else None
 
     return ResumingReader(uri, open_at)
 
 
-def open_stream(uri: str):
+class _FileRange:
+    """``length`` bytes of a local file from ``start`` (a seek: the local form of a Range request)."""
+
+    def __init__(self, fh, length: int | None):
+        self.fh, self.left = fh, length
+
+    def read(self, n: int = -1) -> bytes:
+        if self.left is None:
+            return self.fh.read(n)
+        n = self.left if n is None or n < 0 else min(n, self.left)
+        data = self.fh.read(n)
+        self.left -= len(data)
+        return data
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def open_stream(uri: str, start: int = 0, length: int | None = None, state: dict | None = None):
     """A readable binary stream of the input, never buffered whole; network streams resume after a
-    dropped connection. Raises InputError (InputMissing if it does not exist) if it cannot open."""
+    dropped connection. Raises InputError (InputMissing if it does not exist) if it cannot open.
+
+    ``start``/``length``: only those bytes (a Range request, or a seek); RangeUnsatisfiable if ``start``
+    is past the end. ``state`` shared across calls pins every range to the ETag the first one saw."""
+    end = None if length is None else start + length - 1
     if uri.startswith("file://"):
         path = uri[7:]
         try:
-            return open(path, "rb")
+            fh = open(path, "rb")
         except FileNotFoundError:
             raise InputMissing(f"{path}: no such file") from None
         except OSError as exc:
             raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
+        if not start and length is None:
+            return fh
+        if start >= os.fstat(fh.fileno()).st_size:
+            fh.close()
+            raise RangeUnsatisfiable(f"{path}: bytes {start}- are beyond the end of the file")
+        fh.seek(start)
+        return _FileRange(fh, length)
     if uri.startswith(("http://", "https://")):
-        return _open_http(uri)
+        return _open_http(uri, start, end, state)
     if uri.startswith("s3://"):
-        return _open_s3(uri)
+        return _open_s3(uri, start, end, state)
     raise InputError(f"{uri}: unsupported location (use a path, file://, https://, http:// or s3://)")

@@ -47,6 +47,8 @@ class FileStats:
     inputs: int = 0
     bytes: int = 0                 # archive bytes read (compressed, as stored)
     records: int = 0
+    selected_records: int = 0      # records an index selected (inputs read by byte range)
+    range_requests: int = 0        # reads made for them (coalesced Range requests, or seeks)
     records_by_type: dict = field(default_factory=dict)
     html_pages: int = 0
     non_html_responses: int = 0
@@ -78,7 +80,8 @@ class FileStats:
     # Not a statistic: set when the commit marker was already there (another attempt won the race).
     committed_by_other: bool = field(default=False, compare=False, repr=False)
 
-    NUMBERS = ("inputs", "bytes", "records", "html_pages", "non_html_responses", "truncated_pages",
+    NUMBERS = ("inputs", "bytes", "records", "selected_records", "range_requests", "html_pages",
+               "non_html_responses", "truncated_pages",
                "pages_parsed", "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
     TABLES = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
               "typed_entities_by_format", "classes_by_format", "hosts", "hosts_with_triples_by_format",
@@ -119,6 +122,10 @@ class FileStats:
                 self.records_by_type[t] = self.records_by_type.get(t, 0) + n
             elif key == "records":
                 self.records += n
+            elif key == "selected_records":
+                self.selected_records += n
+            elif key == "range_requests":
+                self.range_requests += n
             elif key == "html_pages":
                 self.html_pages += n
             elif key == "non_html_responses":
