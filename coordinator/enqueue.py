@@ -51,6 +51,16 @@ def remote_specs(locations: list[str]) -> list[InputSpec]:
     return list(specs.values())
 
 
+def remote_selection(items: list[InputSpec]) -> list[InputSpec]:
+    """Work items of an index whose archives workers elsewhere can read; refused at the first local one."""
+    for item in items:
+        if not item.uri.startswith(REMOTE_SCHEMES):
+            raise InputError(f"{item.uri[7:] if item.uri.startswith('file://') else item.uri}: the index names a "
+                             "local archive; workers on other machines cannot read it (give --prefix s3://... "
+                             "or https://... for the index's file names)")
+    return items
+
+
 def _stamp() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
 
@@ -99,7 +109,9 @@ def enqueue(queue_url: str, out: str, specs: list[InputSpec], config: Config,
             sent += _send_batch(sqs, queue_url, manifest.run, out, batch, result)
     finally:
         if sent:  # record what went out even if a later batch failed, so a rerun does not resend it
-            save_inputs(store, _stamp(), [{"id": s.id, "uri": s.uri} for s in sent])
+            save_inputs(store, _stamp(), [{"id": s.id, "uri": s.uri,
+                                           **({"records": len(s.ranges)} if s.ranges is not None else {})}
+                                          for s in sent])
         result.sent = len(sent)
     return result
 
@@ -131,4 +143,4 @@ def _send_batch(sqs, queue_url: str, run: str, out: str, batch: list[InputSpec],
     return ok
 
 
-__all__ = ["enqueue", "crawl_listing", "remote_specs", "EnqueueResult", "QuadfleetError"]
+__all__ = ["enqueue", "crawl_listing", "remote_specs", "remote_selection", "EnqueueResult", "QuadfleetError"]

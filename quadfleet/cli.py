@@ -52,6 +52,68 @@ def cmd_sample(args) -> int:
     return cmd_extract(args)
 
 
+def _selection(args, command: str):
+    """The work items an index (--index FILE..., --cc-index CRAWL --url PATTERN...) selects, or None.
+
+    Bad index lines are printed with their line numbers (the first 20) and counted; the rest goes on."""
+    from .coordinator.selection import make_filters, read_selection
+
+    if args.cc_index and not args.url:
+        raise UsageError(f"{command}: --cc-index needs at least one --url PATTERN")
+    if args.url and not args.cc_index:
+        raise UsageError(f"{command}: --url PATTERN queries the Common Crawl index: give --cc-index CC-MAIN-YYYY-WW")
+    filter_given = args.url_prefix or args.domain or args.mime or args.status
+    if not (args.index or args.cc_index):
+        if filter_given:
+            raise UsageError(f"{command}: --url-prefix, --domain, --mime and --status filter an index: "
+                             "give --index FILE or --cc-index CRAWL")
+        return None
+    if args.max_records < 1:
+        raise UsageError(f"{command}: --max-records must be at least 1, not {args.max_records}")
+    if not 0 < args.cc_rate <= 10:
+        raise UsageError(f"{command}: --cc-rate must be more than 0 and at most 10 requests per second, "
+                         f"not {args.cc_rate:g}")
+    filters = make_filters(args.url_prefix or (), args.domain or (), args.mime or (), args.status or ())
+    sources = list(args.index or ())
+    if args.cc_index:
+        from .coordinator.ccindex import check_crawl
+
+        check_crawl(args.cc_index)
+    cc = (args.cc_index, args.url, args.cc_server, args.match_type, args.cc_rate) if args.cc_index else None
+    log = None if getattr(args, "quiet", False) else (lambda msg: print(msg, file=sys.stderr))
+    sel = read_selection(sources, args.prefix, filters, args.max_records, cc=cc, log=log)
+    for where, what in sel.problems:
+        print(f"quadfleet: {where}: {what}", file=sys.stderr)
+    if sel.bad_lines > len(sel.problems):
+        print(f"quadfleet: ... and {sel.bad_lines - len(sel.problems):,} more bad index lines", file=sys.stderr)
+    print(f"index: {sel.summary()}", file=sys.stderr)
+    return sel
+
+
+def _add_selection_args(parser) -> None:
+    g = parser.add_argument_group("selection through a URL index (only the selected records are read, by byte range)")
+    g.add_argument("--index", action="append", metavar="FILE",
+                   help="a CDX, CDXJ, JSON-lines (Common Crawl index server), CSV or Parquet (columnar index) "
+                        "file, plain or gzipped, local, https:// or s3:// (repeatable)")
+    g.add_argument("--cc-index", metavar="CC-MAIN-YYYY-WW", help="ask the Common Crawl index server for --url")
+    g.add_argument("--url", action="append", metavar="PATTERN",
+                   help="a URL pattern for --cc-index (example.com/*, *.example.com, a URL; repeatable)")
+    g.add_argument("--match-type", choices=["exact", "prefix", "host", "domain"],
+                   help="how --cc-index matches --url (default: as the pattern says)")
+    g.add_argument("--cc-server", default="https://index.commoncrawl.org",
+                   help="the index server (default https://index.commoncrawl.org)")
+    g.add_argument("--cc-rate", type=float, default=1.0, metavar="PER_SECOND",
+                   help="at most this many requests per second to the index server (default 1, at most 10)")
+    g.add_argument("--url-prefix", action="append", metavar="PREFIX",
+                   help="keep URLs starting so (with a scheme: exactly; without: after the scheme; repeatable)")
+    g.add_argument("--domain", action="append", metavar="DOMAIN",
+                   help="keep URLs of this domain and its subdomains (repeatable, comma-separated, or @FILE)")
+    g.add_argument("--mime", action="append", metavar="TYPE", help="keep this MIME type (text/html, text/*; repeatable)")
+    g.add_argument("--status", action="append", metavar="CODE", help="keep this HTTP status (200, 2xx; repeatable)")
+    g.add_argument("--max-records", type=int, default=1000,
+                   help="records per work item (default 1000; items also stay under 96 KB of ranges)")
+
+
 def cmd_extract(args) -> int:
     from rich.console import Console
 
@@ -61,14 +123,22 @@ def cmd_extract(args) -> int:
     from .worker.inputs import expand, read_listing
 
     config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
+    if args.processes < 1:
+        raise UsageError(f"extract: --processes must be at least 1, not {args.processes}")
     locations = list(args.inputs)
     if args.listing:
         locations += read_listing(args.listing, args.prefix)
-    if not locations:
-        raise UsageError("extract: name at least one input (paths, globs, URLs) or --listing FILE")
-    if args.processes < 1:
-        raise UsageError(f"extract: --processes must be at least 1, not {args.processes}")
-    specs, problems = expand(locations)
+    selection = _selection(args, "extract") if hasattr(args, "max_records") else None  # not for `sample`
+    if not locations and selection is None:
+        raise UsageError("extract: name at least one input (paths, globs, URLs), --listing FILE or --index FILE")
+    specs, problems = expand(locations) if locations else ([], [])
+    if selection is not None:
+        if not selection.items and not specs:
+            print("quadfleet: the index selects no records: nothing to extract", file=sys.stderr)
+            return 1
+        specs += selection.items
+        if selection.bad_lines:
+            problems.append(("index", f"{selection.bad_lines:,} bad line(s), skipped (listed above)"))
     console = Console(stderr=True)
     result = run_local(specs, args.out, config, args.processes, console=console,
                        show_progress=not args.quiet)
@@ -116,15 +186,28 @@ def _check_s3_out(out: str) -> str:
 
 
 def cmd_enqueue(args) -> int:
-    from .coordinator.enqueue import crawl_listing, enqueue, remote_specs
+    from .coordinator.enqueue import crawl_listing, enqueue, remote_selection, remote_specs
     from .worker.config import load_config
     from .worker.inputs import read_listing
 
     config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
     out = _check_s3_out(args.out)
-    sources = [bool(args.inputs), bool(args.listing), bool(args.crawl)]
+    sources = [bool(args.inputs), bool(args.listing), bool(args.crawl), bool(args.index or args.cc_index)]
     if sum(sources) != 1:
-        raise UsageError("enqueue: name the inputs one way: INPUT..., --listing FILE or --crawl CC-MAIN-YYYY-WW")
+        raise UsageError("enqueue: name the inputs one way: INPUT..., --listing FILE, --crawl CC-MAIN-YYYY-WW, "
+                         "--index FILE or --cc-index CC-MAIN-YYYY-WW --url PATTERN")
+    selection = _selection(args, "enqueue")
+    if selection is not None:
+        if not selection.items:
+            print("quadfleet: the index selects no records: nothing to enqueue", file=sys.stderr)
+            return 1
+        specs = remote_selection(selection.items)
+        if args.limit is not None:
+            if args.limit < 1:
+                raise UsageError(f"enqueue: --limit must be at least 1, not {args.limit}")
+            specs = specs[:args.limit]
+        return _report_enqueue(args, enqueue(args.queue_url, out, specs, config, resend=args.resend),
+                               1 if selection.bad_lines else 0)
     locations = list(args.inputs)
     if args.listing:
         locations = read_listing(args.listing, args.prefix)
@@ -136,7 +219,11 @@ def cmd_enqueue(args) -> int:
             raise UsageError(f"enqueue: --limit must be at least 1, not {args.limit}")
         locations = locations[:args.limit]
     specs = remote_specs(locations)
-    result = enqueue(args.queue_url, out, specs, config, resend=args.resend)
+    return _report_enqueue(args, enqueue(args.queue_url, out, specs, config, resend=args.resend))
+
+
+def _report_enqueue(args, result, status: int = 0) -> int:
+    out = args.out.rstrip("/")
     if result.skipped_committed:
         print(f"skipped {len(result.skipped_committed)} input(s) already committed under {out}", file=sys.stderr)
     if result.skipped_queued:
@@ -145,7 +232,7 @@ def cmd_enqueue(args) -> int:
     for name, reason in result.failed:
         print(f"quadfleet: {name}: not enqueued: {reason}", file=sys.stderr)
     print(f"run {result.run}: enqueued {result.sent} input(s) on {args.queue_url}", file=sys.stderr)
-    return 1 if result.failed else 0
+    return 1 if result.failed else status
 
 
 def cmd_work(args) -> int:
@@ -248,6 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--keep-all-predicates", action="store_true", default=None,
                    help="keep xhtml-vocab and rdfa-namespace predicates")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_selection_args(e)
     e.set_defaults(func=cmd_extract)
     q = sub.add_parser("enqueue", help="put a run's inputs on the SQS work queue")
     q.add_argument("inputs", nargs="*", metavar="INPUT", help="s3:// or https:// archive URLs")
@@ -263,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--formats", type=_formats, help="comma-separated format ids (default: config)")
     q.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
     q.add_argument("--keep-all-predicates", action="store_true", default=None)
+    _add_selection_args(q)
     q.set_defaults(func=cmd_enqueue)
 
     w = sub.add_parser("work", help="take inputs from the queue, extract them to S3, until stopped or idle")
