@@ -122,6 +122,9 @@ class Partial:
         for fmt, classes in (doc.get("class_plds_by_format") or {}).items():
             for cls, plds in classes.items():
                 self._d(("class_plds", fmt, cls), plds)
+        if "selection" in doc:  # records of an archive chosen through an index: several inputs per archive
+            nums["selection_inputs"] = nums.get("selection_inputs", 0) + 1
+            self._d("selected_archives", [doc.get("input", "")])
         self._times(doc.get("started") or "", doc.get("finished") or "")
         if doc.get("config_hash"):
             self.configs[doc["config_hash"]] += 1
@@ -383,10 +386,12 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
 
     seconds = g("duration_s")
     overview = {"archives": g("inputs"), "bytes": g("bytes"), "records": g("records"),
-                **({"selected_records": g("selected_records"), "range_requests": g("range_requests")}
-                   if g("selected_records") else {}),
+                **({"inputs": g("inputs"), "selected_records": g("selected_records"),
+                    "range_requests": g("range_requests")} if g("selection_inputs") else {}),
                 "html_pages": g("html_pages"), "pages_parsed": g("pages_parsed"),
                 "pages_with_triples": g("pages_with_triples")}
+    if g("selection_inputs"):  # archives = whole ones + those read through an index (each counted once)
+        overview["archives"] = g("inputs") - g("selection_inputs") + part.count("selected_archives")[0]
     distinct(overview, "hosts", "hosts")
     distinct(overview, "hosts_with_triples", "hosts_with_triples")
     distinct(overview, "plds", "plds")

@@ -51,12 +51,12 @@ def quads_by_page(out: Path) -> dict[str, Counter]:
     return pages
 
 
-def page_rows(out: Path) -> dict[tuple[str, str], tuple[str, str]]:
-    """{(archive file name, page URL): (offset, length)} over a run's page indexes."""
-    rows = {}
+def page_rows(out: Path) -> Counter:
+    """Multiset of (archive file name, page URL, offset, length) over a run's page indexes."""
+    rows: Counter = Counter()
     for path in (out / "pages").glob("*.csv.gz"):
         for row in read_page_index(path.read_bytes()):
-            rows[(row["archive"].rsplit("/", 1)[-1], row["url"])] = (row["offset"], row["length"])
+            rows[(row["archive"].rsplit("/", 1)[-1], row["url"], row["offset"], row["length"])] += 1
     return rows
 
 
@@ -88,7 +88,8 @@ def corpus_runs(tmp_path_factory):
     index = tmp / "corpus.cdxj"
     index.write_text("\n".join(lines) + "\n")
     assert extract(*map(str, archives), "--out", str(tmp / "whole")) == 0
-    assert extract("--index", str(index), "--prefix", str(root), "--out", str(tmp / "selected")) == 0
+    assert extract("--index", str(index), "--prefix", str(root), "--out", str(tmp / "selected"),
+                   "--max-records", "5") == 0  # several work items per archive
     return tmp, lines
 
 
@@ -105,7 +106,7 @@ def test_page_index_rows_name_the_same_records(corpus_runs):
     tmp, lines = corpus_runs
     whole, selected = page_rows(tmp / "whole"), page_rows(tmp / "selected")
     urls = index_urls(lines)
-    assert selected and selected == {k: r for k, r in whole.items() if k[1] in urls}
+    assert selected and selected == Counter({k: n for k, n in whole.items() if k[1] in urls})
 
 
 def test_statistics_account_for_every_selected_record(corpus_runs):
@@ -118,6 +119,16 @@ def test_statistics_account_for_every_selected_record(corpus_runs):
     assert all(not any(k.startswith("range-") for k in d["errors"]) for d in docs)
     whole = [json.loads(p.read_text()) for p in (tmp / "whole" / "stats").glob("*.json")]
     assert sum(d["bytes"] for d in docs) < sum(d["bytes"] for d in whole)
+
+
+def test_crawl_statistics_count_archives_not_work_items(corpus_runs):
+    tmp, lines = corpus_runs
+    assert main(["stats", str(tmp / "selected"), "--quiet", "--processes", "1"]) == 0
+    overview = json.loads((tmp / "selected" / "report" / "summary.json").read_text())["overview"]
+    archives = {json.loads(ln.split(" ", 2)[2])["filename"] for ln in lines}
+    items = len(list((tmp / "selected" / "done").iterdir()))
+    assert overview["archives"] == len(archives) < overview["inputs"] == items
+    assert overview["selected_records"] == sum(1 for _ in lines)
 
 
 # --- the pywb sample archive with its own CDX and CDXJ ----------------------------------------------------
@@ -152,7 +163,7 @@ def test_pywb_indexes_select_the_records_whole_files_read(index, tmp_path):
     assert sum(d["records"] for d in stats) == sum(d["selected_records"] for d in stats) == len(entries)
     wq = {u: q for u, q in quads_by_page(whole).items() if u in selected_urls}
     assert quads_by_page(sel) == wq
-    w_rows = {k: r for k, r in page_rows(whole).items() if k[1] in selected_urls}
+    w_rows = Counter({k: n for k, n in page_rows(whole).items() if k[1] in selected_urls})
     assert page_rows(sel) == w_rows
     whole_html = sum(json.loads(p.read_text())["html_pages"] for p in (whole / "stats").glob("*.json"))
     assert sum(d["html_pages"] for d in stats) <= whole_html
