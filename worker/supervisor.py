@@ -103,7 +103,9 @@ def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float
         if watcher:
             watcher.stop()
     codes = [child.exitcode for child in children]
-    ok = all(code == 0 for code in codes)
+    # A child our SIGTERM reached before it had set its handler (still starting: it held no message)
+    # dies of the signal itself; that is a clean stop, not a failure.
+    ok = all(code == 0 or (signals and code == -signal.SIGTERM) for code in codes)
     if membership:  # all idle: leave the group; stopped or failed: only drop the protection
         asg.ScaleInGuard(membership, shared).finish(idle=ok and signals == 0)
     return 0 if ok else 1
