@@ -62,17 +62,17 @@ def _selection(args, command: str):
         raise UsageError(f"{command}: --cc-index needs at least one --url PATTERN")
     if args.url and not args.cc_index:
         raise UsageError(f"{command}: --url PATTERN queries the Common Crawl index: give --cc-index CC-MAIN-YYYY-WW")
+    if args.max_records < 1:
+        raise UsageError(f"{command}: --max-records must be at least 1, not {args.max_records}")
+    if not 0 < args.cc_rate <= 10:
+        raise UsageError(f"{command}: --cc-rate must be more than 0 and at most 10 requests per second, "
+                         f"not {args.cc_rate:g}")
     filter_given = args.url_prefix or args.domain or args.mime or args.status
     if not (args.index or args.cc_index):
         if filter_given:
             raise UsageError(f"{command}: --url-prefix, --domain, --mime and --status filter an index: "
                              "give --index FILE or --cc-index CRAWL")
         return None
-    if args.max_records < 1:
-        raise UsageError(f"{command}: --max-records must be at least 1, not {args.max_records}")
-    if not 0 < args.cc_rate <= 10:
-        raise UsageError(f"{command}: --cc-rate must be more than 0 and at most 10 requests per second, "
-                         f"not {args.cc_rate:g}")
     filters = make_filters(args.url_prefix or (), args.domain or (), args.mime or (), args.status or ())
     sources = list(args.index or ())
     if args.cc_index:

@@ -119,3 +119,21 @@ def test_junk_between_records_is_skipped_and_counted():
     pages, counts = read_all(corpus_path("warc-real-misc", "warcio-example-trunc.warc"))
     assert counts["archive-record-misaligned"] == 1
     assert counts["records"] == 4 and len(pages) == 1
+
+
+def test_a_file_cut_inside_its_last_gzip_member_is_counted_not_silent(tmp_path):
+    import io
+
+    data = (corpus_path("warc-real-misc") / "dolma-sample-0000.warc.gz").read_bytes()
+    whole: Counter = Counter()
+    full = [p.url for p in iter_pages(io.BytesIO(data), whole, 1 << 24)]
+    assert not whole["archive-cut-short"]
+    for cut in (len(data) - 100, len(data) // 2 + 7):
+        counts: Counter = Counter()
+        pages = [p.url for p in iter_pages(io.BytesIO(data[:cut]), counts, 1 << 24)]
+        assert counts["archive-cut-short"] == 1
+        assert pages == full[:len(pages)] and 0 < len(pages) <= len(full)
+    # A real clipped file (resiliparse's test data): its one record is read in part and the cut counted.
+    clipped: Counter = Counter()
+    list(iter_pages(open(corpus_path("warc-real-misc", "resiliparse-clipped.warc.gz"), "rb"), clipped, 1 << 24))
+    assert clipped["archive-cut-short"] == 1 and clipped["html_pages"] == 1

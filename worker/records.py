@@ -59,6 +59,15 @@ class _ResyncingIterator(ArchiveIterator):
     header starts the next record; other lines are skipped and counted (err_count).
     """
 
+    cut_short = False  # the last gzip member ended before its end (a file truncated mid-record)
+
+    def close(self):
+        reader = self.reader
+        decompressor = getattr(reader, "decompressor", None)
+        if decompressor is not None and getattr(decompressor, "eof", True) is False:
+            self.cut_short = True
+        super().close()
+
     def _consume_blanklines(self):
         empty_size = 0
         junk = False
@@ -166,6 +175,11 @@ def iter_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool =
                        offset=offset, length=length)
         if whole_file and not counts["records"]:
             raise ArchiveError("empty: the archive holds no records")
+        if it.cut_short:
+            # warcio ends quietly there: the last record was read only in part (a truncated file). Its page,
+            # if it is one, was extracted as far as it goes, like a WARC-Truncated page; the archive is
+            # not failed for it (every record before it is whole), but the cut is counted.
+            counts["archive-cut-short"] += 1
     except ArchiveLoadFailed as exc:
         if "non-chunked gzip" in str(exc):
             raise ArchiveError("the whole file is one gzip stream, not one gzip member per record: "
