@@ -359,3 +359,21 @@ def test_index_and_archives_over_https_style_urls(tmp_path, range_server):
                 .splitlines()]
     assert doc["selected_records"] == statuses.count("200") > 0
     assert doc["input"] == f"{server.url}/warcs/iana.warc.gz"
+
+
+def test_reads_in_flight_keep_the_order_and_the_counts(range_server):
+    base = corpus_path("pywb-sample-archive")
+    server = range_server(base / "warcs")
+    lines = [ln.split() for ln in (base / "cdx" / "iana.cdx").read_text().splitlines()[1:]]
+    ranges = sorted({(int(p[9]), int(p[8]), p[2]) for p in lines})
+    item = selection_spec(f"{server.url}/iana.warc.gz", ranges)
+    results = []
+    for prefetch in (1, 8):
+        counts: Counter = Counter()
+        reader = SelectionReader(item, counts, 1 << 24, gap=0, prefetch=prefetch)  # gap 0: many reads
+        pages = [(p.url, p.offset, p.length, p.body) for p in reader.pages()]
+        results.append((pages, counts, reader.count))
+    assert results[0] == results[1]
+    pages, counts, count = results[0]
+    assert counts["range_requests"] > 50 and counts["selected_records"] == len(ranges)
+    assert [p[1] for p in pages] == sorted(p[1] for p in pages)

@@ -10,9 +10,11 @@ kind (``range-*``); it never loses the rest of the selection.
 from __future__ import annotations
 
 import io
+import os
 import re
 import zlib
-from collections import Counter
+from collections import Counter, deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -26,6 +28,9 @@ COALESCE_GAP = 8 * 1024        # read over gaps up to this size rather than make
 MAX_SPAN = 16 * 1024 * 1024    # one request reads at most this much (unless one record is longer)
 MAX_RECORD = 64 * 1024 * 1024  # a longer (compressed) record is refused when the index is read
 HEADER_ROOM = 1 << 20          # inflated bytes allowed beyond max_page_bytes: record + HTTP headers
+# Reads in flight at once (latency, not bandwidth, bounds a selection); the environment variable is for
+# benchmarks and for servers that want fewer concurrent requests.
+PREFETCH = max(1, int(os.environ.get("QUADFLEET_RANGE_PREFETCH", "8") or 8))
 
 _GZIP = b"\x1f\x8b"
 _ARC_LINE = re.compile(rb"([A-Za-z][\w+.-]*:\S*(?: \S+)*?) \d{1,3}(?:\.\d{1,3}){3} \d{8,} ")
@@ -109,47 +114,70 @@ class SelectionReader:
     fetched, gaps included) and every problem into ``counts``."""
 
     def __init__(self, spec: InputSpec, counts: Counter, max_page_bytes: int,
-                 gap: int = COALESCE_GAP, max_span: int = MAX_SPAN):
+                 gap: int = COALESCE_GAP, max_span: int = MAX_SPAN, prefetch: int = PREFETCH):
         self.spec = spec
         self.counts = counts
         self.max_page_bytes = max_page_bytes
         self.spans = plan_spans(spec.ranges or (), gap, max_span)
+        self.prefetch = prefetch
         self.count = 0
-        self.requests = 0
-        self._stream = None
         self._etag: dict = {}  # every span pinned to the object version the first one saw
 
     def pages(self) -> Iterator[Page]:
         self.counts["selected_records"] += len(self.spec.ranges or ())
-        for span in self.spans:
-            data = self._read(span)
-            if data is None:
+        if len(self.spans) <= 1 or self.prefetch <= 1:
+            reads = (self._read(span) for span in self.spans)
+            yield from self._pages_of(zip(self.spans, reads))
+            return
+        # Each read waits a round trip (tens of ms on S3) for a few KB: keep ``prefetch`` reads in flight,
+        # consumed in order, so a selection is not bound by latency. At most prefetch + 1 spans in memory.
+        with ThreadPoolExecutor(self.prefetch, thread_name_prefix="range") as pool:
+            pending: deque = deque()
+            spans = iter(self.spans)
+            for span in spans:
+                pending.append((span, pool.submit(self._read, span)))
+                if len(pending) >= self.prefetch:
+                    break
+            try:
+                while pending:
+                    span, future = pending.popleft()
+                    data = future.result()
+                    nxt = next(spans, None)
+                    if nxt is not None:
+                        pending.append((nxt, pool.submit(self._read, nxt)))
+                    yield from self._pages_of([(span, data)])
+            finally:
+                for _, future in pending:
+                    future.cancel()
+
+    def _pages_of(self, reads) -> Iterator[Page]:
+        for span, (data, problem) in reads:
+            self.counts["range_requests"] += 1
+            self.count += len(data or b"")
+            if problem:
+                self.counts[problem] += len(span.records)
                 continue
             for offset, length, url in span.records:
                 piece = data[offset - span.start:offset - span.start + length]
                 yield from self._record_pages(piece, offset, length, url)
 
-    def _read(self, span: Span) -> bytes | None:
-        self.requests += 1
-        self.counts["range_requests"] += 1
+    def _read(self, span: Span) -> tuple[bytes | None, str | None]:
+        """(the span's bytes, None), or (None, problem kind); runs in a pool thread, so it counts nothing."""
         try:
-            self._stream = open_stream(self.spec.uri, span.start, span.end - span.start, self._etag)
+            stream = open_stream(self.spec.uri, span.start, span.end - span.start, self._etag)
         except RangeUnsatisfiable:
-            self.counts["range-beyond-end"] += len(span.records)
-            return None
+            return None, "range-beyond-end"
         try:
             parts, size, want = [], 0, span.end - span.start
             while size < want:
-                chunk = self._stream.read(min(1 << 20, want - size))
+                chunk = stream.read(min(1 << 20, want - size))
                 if not chunk:
                     break
                 parts.append(chunk)
                 size += len(chunk)
-                self.count += len(chunk)
-            return b"".join(parts)
+            return b"".join(parts), None
         finally:
-            self._stream.close()
-            self._stream = None
+            stream.close()
 
     def _record_pages(self, piece: bytes, offset: int, length: int, url: str) -> Iterator[Page]:
         if len(piece) < length:
@@ -181,5 +209,4 @@ class SelectionReader:
             self.counts.update(sub)
 
     def close(self) -> None:
-        if self._stream is not None:
-            self._stream.close()
+        """Nothing stays open between reads (each span's stream is closed by the read itself)."""
