@@ -1,7 +1,10 @@
 """Shared test fixtures: where the third-party corpus is (../shared/corpus), and skipping without it."""
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,3 +25,36 @@ def corpus_path(*parts: str) -> Path:
 @pytest.fixture
 def corpus():
     return corpus_path()
+
+
+def load_bench(name: str):
+    """bench/NAME.py, loaded by path (bench/ is a folder of scripts, not a package) and registered in
+    sys.modules, which dataclasses need to resolve the script's annotations."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def corpus_archive_pages():
+    """Every HTML page of the corpus's real WARC/ARC files (warc-commoncrawl, warc-real-misc), in a stable
+    order; the archives damaged on purpose give what they can."""
+    from quadfleet.worker.errors import ArchiveError
+    from quadfleet.worker.records import iter_pages
+
+    for set_name in ("warc-commoncrawl", "warc-real-misc"):
+        for path in sorted(corpus_path(set_name).iterdir()):
+            if ".warc" not in path.name and ".arc" not in path.name:
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    yield from iter_pages(fh, Counter(), 10_000_000)
+            except ArchiveError:
+                pass

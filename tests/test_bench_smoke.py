@@ -3,36 +3,18 @@ unnoticed between the occasions someone runs it in full. Timings are not checked
 measurements and both ratios come out (the figures themselves depend on the machine)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import corpus_path
+from conftest import corpus_path, load_bench
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_extract.py"
 # Small archives with HTML pages, JSON-LD and microdata among them: a second or two for one round.
 SUBSET = ("whirlwind.warc.gz", "resiliparse-clipped.warc.gz", "jwarc-cc.warc.gz")
 ROW = re.compile(r"^\(([abcd])\) .*?\s(\d+)\s+([\d.]+)\s+([\d,.]+)\s+([\d,.]+)$", re.M)
-
-
-def load_bench():
-    """bench/ is a folder of scripts, not a package: load the script by path (registered in sys.modules,
-    which dataclasses need to resolve the script's annotations)."""
-    if "bench_extract" in sys.modules:
-        return sys.modules["bench_extract"]
-    spec = importlib.util.spec_from_file_location("bench_extract", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_extract"] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules["bench_extract"]
-        raise
-    return module
 
 
 def test_bench_prints_four_measurements_and_ratios(capsys, tmp_path):
@@ -41,7 +23,7 @@ def test_bench_prints_four_measurements_and_ratios(capsys, tmp_path):
     corpus = corpus_path()
     for name in ("warc-commoncrawl", "warc-real-misc"):
         corpus_path(name)
-    bench = load_bench()
+    bench = load_bench("bench_extract")
     out_json = tmp_path / "bench.json"
     argv = ["--corpus", str(corpus), "--rounds", "1", "--json", str(out_json)]
     for name in SUBSET:
@@ -71,7 +53,7 @@ def test_bench_prints_four_measurements_and_ratios(capsys, tmp_path):
 def test_bench_files_option_limits_inputs():
     corpus = corpus_path()
     corpus_path("warc-commoncrawl")
-    bench = load_bench()
+    bench = load_bench("bench_extract")
     assert len(bench.find_files(corpus, None, 2)) == 2
     names = [p.name for p in bench.find_files(corpus, ["*.arc", "*.arc.gz"], None)]
     assert names and all(n.endswith((".arc", ".arc.gz")) for n in names)

@@ -2,31 +2,15 @@
 not checked (they depend on the machine), only that both measurements and the ratio come out."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import corpus_path
+from conftest import corpus_path, load_bench
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_mf.py"
-
-
-def load_bench():
-    if "bench_mf" in sys.modules:
-        return sys.modules["bench_mf"]
-    spec = importlib.util.spec_from_file_location("bench_mf", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_mf"] = module  # dataclasses resolve annotations through sys.modules
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules["bench_mf"]
-        raise
-    return module
 
 
 def test_bench_prints_both_measurements_and_the_ratio(capsys, tmp_path):
@@ -35,7 +19,7 @@ def test_bench_prints_both_measurements_and_the_ratio(capsys, tmp_path):
     out_json = tmp_path / "mf.json"
     argv = ["--corpus", str(corpus), "--rounds", "1", "--json", str(out_json),
             "--only", "example-mf-*.html", "--only", "01-tantek-basic.html"]
-    assert load_bench().main(argv) == 0
+    assert load_bench("bench_mf").main(argv) == 0
     out = capsys.readouterr().out
     rows = re.findall(r"^\(([qm])\) .*?\s(\d+)\s+([\d.]+)\s+([\d,.]+)\s+([\d.]+) ms$", out, re.M)
     assert {r[0] for r in rows} == {"q", "m"}, out

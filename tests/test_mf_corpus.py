@@ -9,14 +9,12 @@ from pathlib import Path
 
 from rdflib import Dataset
 
-from conftest import corpus_path
+from conftest import corpus_archive_pages, corpus_path
 from mf_helpers import MF_FORMATS
 from quadfleet.worker.config import load_config
-from quadfleet.worker.errors import ArchiveError
 from quadfleet.worker.extractors import EXTRACTORS
 from quadfleet.worker.page import Page
 from quadfleet.worker.pagequads import extract_page, prefilter, run_extractor
-from quadfleet.worker.records import iter_pages
 
 LIMIT_S = 0.100
 
@@ -31,14 +29,7 @@ def microformat_pages() -> list[Path]:
 
 
 def all_corpus_pages():
-    for set_name in ("warc-commoncrawl", "warc-real-misc"):
-        for path in sorted(corpus_path(set_name).iterdir()):
-            if ".warc" in path.name or ".arc" in path.name:
-                try:
-                    with open(path, "rb") as fh:
-                        yield from iter_pages(fh, Counter(), 10_000_000)
-                except ArchiveError:
-                    pass
+    yield from corpus_archive_pages()
     root = corpus_path()
     for path in sorted(root.rglob("*")):
         if path.suffix in (".html", ".htm", ".xhtml") and path.is_file():

@@ -2,28 +2,17 @@
 extractor on every page of the corpus (archives and HTML test pages) with and without it."""
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from quadfleet.worker.config import load_config
-from quadfleet.worker.errors import ArchiveError
 from quadfleet.worker.page import Page
 from quadfleet.worker.pagequads import extract_page, prefilter
-from quadfleet.worker.records import iter_pages
 
-from conftest import corpus_path
+from conftest import corpus_archive_pages, corpus_path
 
 
 def corpus_pages():
-    for set_name in ("warc-commoncrawl", "warc-real-misc"):
-        for path in sorted(corpus_path(set_name).iterdir()):
-            if ".warc" not in path.name and ".arc" not in path.name:
-                continue
-            try:
-                with open(path, "rb") as fh:
-                    yield from iter_pages(fh, Counter(), 10_000_000)
-            except ArchiveError:
-                pass
+    yield from corpus_archive_pages()
     for set_name in ("extruct-samples", "w3c-microdata-rdf", "any23-test-resources", "wdc-framework"):
         for path in sorted(Path(corpus_path(set_name)).rglob("*.htm*")):
             yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))

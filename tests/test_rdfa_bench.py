@@ -2,31 +2,15 @@
 Timings are not checked (they depend on the machine), only that all four figures and both ratios come out."""
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import corpus_path
+from conftest import corpus_path, load_bench
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_rdfa.py"
 ROW = re.compile(r"^\(([abcd])\) .*?\s([\d.]+)\s+([\d,.]+)\s+([\d,.]+)\s+([\d,]+)$", re.M)
-
-
-def load_bench():
-    if "bench_rdfa" in sys.modules:
-        return sys.modules["bench_rdfa"]
-    spec = importlib.util.spec_from_file_location("bench_rdfa", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_rdfa"] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules["bench_rdfa"]
-        raise
-    return module
 
 
 def test_bench_rdfa_prints_four_measurements_and_ratios(capsys, tmp_path):
@@ -35,7 +19,7 @@ def test_bench_rdfa_prints_four_measurements_and_ratios(capsys, tmp_path):
     corpus = corpus_path()
     for name in ("warc-commoncrawl", "warc-real-misc", "extruct-samples"):
         corpus_path(name)
-    bench = load_bench()
+    bench = load_bench("bench_rdfa")
     from pyRdfa.initialcontext import initial_context
     context = initial_context["http://www.w3.org/2011/rdfa-context/rdfa-1.1"].ns
     before = dict(context)

@@ -40,11 +40,10 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import corpus_path
+from conftest import corpus_archive_pages, corpus_path
 
 rdflib = pytest.importorskip("rdflib")
 html5lib = pytest.importorskip("html5lib")
@@ -52,12 +51,10 @@ pyRdfa_module = pytest.importorskip("pyRdfa")
 from rdflib.compare import graph_diff, isomorphic, to_isomorphic  # noqa: E402
 
 from quadfleet.worker.config import load_config  # noqa: E402
-from quadfleet.worker.errors import ArchiveError  # noqa: E402
 from quadfleet.worker.extractors.rdfa_context import CORE_PREFIXES, INITIAL_TERMS, UNDECLARED_PREFIXES  # noqa: E402
 from quadfleet.worker.nquads import Serializer, bnode_prefix, iri  # noqa: E402
 from quadfleet.worker.page import Page  # noqa: E402
 from quadfleet.worker.pagequads import extract_page, prefilter  # noqa: E402
-from quadfleet.worker.records import iter_pages  # noqa: E402
 from quadfleet.worker.terms import BNode, IRI, Literal  # noqa: E402
 
 MIN_AGREEMENT = 0.95
@@ -77,15 +74,7 @@ def rdfa_extractor():
 
 def corpus_pages():
     """The oracle's pages: archive pages, then extruct's sample pages, in a stable order."""
-    for set_name in ("warc-commoncrawl", "warc-real-misc"):
-        for path in sorted(corpus_path(set_name).iterdir()):
-            if ".warc" not in path.name and ".arc" not in path.name:
-                continue
-            try:
-                with open(path, "rb") as fh:
-                    yield from iter_pages(fh, Counter(), 10_000_000)
-            except ArchiveError:
-                pass
+    yield from corpus_archive_pages()
     for path in sorted(Path(corpus_path("extruct-samples", "samples")).rglob("*.html")):
         yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))
 
