@@ -25,6 +25,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from .. import __version__
@@ -48,6 +49,20 @@ def check_crawl(crawl: str) -> None:
     ``CC-MAIN-YYYY-WW-index``."""
     if not CRAWL.match(crawl or ""):
         raise InputError(f"--cc-index {crawl!r}: give a Common Crawl crawl such as CC-MAIN-2024-22 (CC-MAIN-YYYY-WW)")
+
+
+@dataclass(frozen=True)
+class CCQuery:
+    """What ``--cc-index CRAWL --url PATTERN… [--cc-server] [--match-type] [--cc-rate]`` asks for."""
+    crawl: str
+    patterns: tuple[str, ...]
+    server: str = "https://index.commoncrawl.org"
+    match_type: str | None = None
+    rate: float = 1.0
+
+    def captures(self, problem: Problem, log: Log | None = None) -> Iterator[IndexRecord]:
+        return query_captures(self.crawl, self.patterns, self.server, problem, self.match_type, rate=self.rate,
+                              log=log)
 
 
 def query_captures(crawl: str, patterns: Iterable[str], server: str, problem: Problem,
@@ -216,7 +231,7 @@ def _record(raw: bytes, where: str, problem: Problem) -> IndexRecord | None:
             raise BadLine("not a JSON object")
         if "error" in fields and "filename" not in fields:
             raise BadLine(f"the index server's error: {_one_line(str(fields['error']))}")
-        return to_record(fields, where)
+        return to_record(fields)
     except BadLine as exc:
         problem(where, str(exc))
     except ValueError as exc:

@@ -58,7 +58,7 @@ class BadLine(ValueError):
 Problem = Callable[[str, str], None]  # (where: "FILE:LINE", what)
 
 
-def to_record(fields: dict, where: str) -> IndexRecord:
+def to_record(fields: dict) -> IndexRecord:
     """Check and convert one entry's fields; BadLine says what is wrong."""
     def text(key: str) -> str:
         value = fields.get(key)
@@ -221,7 +221,6 @@ def read_index(path: str, problem: Problem) -> Iterator[IndexRecord]:
 
 def _read_lines(path: str, text, problem: Problem) -> Iterator[IndexRecord]:
     cdx_fields: list[str] | None = None
-    kind = None
     for number, line in enumerate(text, 1):
         line = line.rstrip("\r\n")
         if not line.strip():
@@ -233,18 +232,15 @@ def _read_lines(path: str, text, problem: Problem) -> Iterator[IndexRecord]:
             if not {"S", "V", "g"} <= set(cdx_fields):
                 raise InputError(f"{where}: CDX header {' '.join(cdx_fields)!r} lacks S (length), V (offset) "
                                  "or g (file name): records cannot be read alone through it")
-            kind = "cdx"
             continue
         try:
             if stripped.startswith("{"):
-                kind = kind or "json"
                 fields = json.loads(stripped)
                 if not isinstance(fields, dict):
                     raise BadLine("not a JSON object")
                 if "error" in fields and "filename" not in fields:
                     raise BadLine(f"the index server's error: {fields['error']}")
             elif "{" in line and len(line.split(" ", 2)) == 3 and line.split(" ", 2)[2].lstrip().startswith("{"):
-                kind = kind or "cdxj"
                 fields = json.loads(line.split(" ", 2)[2])
                 if not isinstance(fields, dict):
                     raise BadLine("not a JSON object after the url key and timestamp")
@@ -256,8 +252,7 @@ def _read_lines(path: str, text, problem: Problem) -> Iterator[IndexRecord]:
                 if len(parts) != len(letters):
                     raise BadLine(f"{len(parts)} fields where the CDX header names {len(letters)}")
                 fields = {CDX_FIELDS[k]: v for k, v in zip(letters, parts) if k in CDX_FIELDS}
-                kind = kind or "cdx"
-            yield to_record(fields, where)
+            yield to_record(fields)
         except (BadLine, ValueError) as exc:
             msg = str(exc) if isinstance(exc, BadLine) else f"not valid JSON ({exc})"
             problem(where, msg)
@@ -278,7 +273,7 @@ def _read_csv(path: str, text, problem: Problem) -> Iterator[IndexRecord]:
             problem(where, f"{len(row)} columns where the header names {len(header)}")
             continue
         try:
-            yield to_record({ours: row[i] for ours, i in at.items()}, where)
+            yield to_record({ours: row[i] for ours, i in at.items()})
         except BadLine as exc:
             problem(where, str(exc))
 
@@ -307,7 +302,7 @@ def _read_parquet(path: str, problem: Problem) -> Iterator[IndexRecord]:
             for i in range(batch.num_rows):
                 row += 1
                 try:
-                    yield to_record({k: v[i] for k, v in data.items()}, f"{path}:row {row}")
+                    yield to_record({k: v[i] for k, v in data.items()})
                 except BadLine as exc:
                     problem(f"{path}:row {row}", str(exc))
     except InputError:

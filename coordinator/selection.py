@@ -11,15 +11,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 from urllib.parse import urlsplit
 
 from ..worker.errors import InputError
 from ..worker.inputs import REMOTE_SCHEMES, InputSpec, canonical_uri, join_prefix, selection_spec
 from .indexes import IndexRecord
 
+if TYPE_CHECKING:
+    from .ccindex import CCQuery
+
 MAX_RECORDS = 1000          # records per work item
 MAX_MESSAGE_BYTES = 96_000  # the ranges of one work item, as JSON (the message adds a few hundred bytes)
+KEEP_PROBLEMS = 20          # bad lines kept to show (all are counted)
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,12 @@ class Selection:
     problems: list[tuple[str, str]] = field(default_factory=list)  # the first bad lines (where, what)
     archives: int = 0
 
+    def problem(self, where: str, what: str) -> None:
+        """Count a bad index line (or a record that cannot be sent), keeping the first ones to show."""
+        self.bad_lines += 1
+        if len(self.problems) < KEEP_PROBLEMS:
+            self.problems.append((where, what))
+
     def summary(self) -> str:
         return (f"{self.read:,} index records read, {self.filtered:,} filtered out, {self.duplicates:,} duplicates, "
                 f"{self.bad_lines:,} bad lines; {self.kept:,} records in {self.archives:,} archive(s) → "
@@ -154,9 +164,7 @@ def build_selection(records: Iterable[IndexRecord], prefix: str, filters: Filter
         for rng in ranges:
             cost = len(json.dumps(list(rng), ensure_ascii=False).encode("utf-8")) + 1
             if cost > max_message_bytes:
-                sel.bad_lines += 1
-                if len(sel.problems) < 20:
-                    sel.problems.append((rng[2][:100], f"URL too long for a work item ({cost:,} bytes)"))
+                sel.problem(rng[2][:100], f"URL too long for a work item ({cost:,} bytes)")
                 continue
             if chunk and (len(chunk) >= max_records or size + cost > max_message_bytes):
                 sel.items.append(selection_spec(uri, chunk))
@@ -168,26 +176,18 @@ def build_selection(records: Iterable[IndexRecord], prefix: str, filters: Filter
     return sel
 
 
-def read_selection(index_paths: list[str], prefix: str, filters: Filters,
-                   max_records: int = MAX_RECORDS, keep_problems: int = 20, cc=None, log=None) -> Selection:
-    """Read index files (and, with ``cc`` = (crawl, URL patterns, server URL, match type, requests per second), the captures the
-    Common Crawl index server lists) and build the work items; bad lines are counted, the first kept."""
+def read_selection(index_paths: list[str], prefix: str, filters: Filters, max_records: int = MAX_RECORDS,
+                   cc: "CCQuery | None" = None, log=None) -> Selection:
+    """Read index files (and the captures the Common Crawl index server lists for ``cc``) and build the
+    work items; bad lines are counted, the first ones kept."""
     from .indexes import read_index
 
     sel = Selection()
 
-    def problem(where: str, what: str) -> None:
-        sel.bad_lines += 1
-        if len(sel.problems) < keep_problems:
-            sel.problems.append((where, what))
-
     def records():
         for path in index_paths:
-            yield from read_index(path, problem)
+            yield from read_index(path, sel.problem)
         if cc is not None:
-            from .ccindex import query_captures
-
-            crawl, patterns, server, match_type, rate = cc
-            yield from query_captures(crawl, patterns, server, problem, match_type=match_type, rate=rate, log=log)
+            yield from cc.captures(sel.problem, log)
 
     return build_selection(records(), prefix, filters, sel, max_records)

@@ -75,11 +75,12 @@ def _selection(args, command: str):
         return None
     filters = make_filters(args.url_prefix or (), args.domain or (), args.mime or (), args.status or ())
     sources = list(args.index or ())
+    cc = None
     if args.cc_index:
-        from .coordinator.ccindex import check_crawl
+        from .coordinator.ccindex import CCQuery, check_crawl
 
         check_crawl(args.cc_index)
-    cc = (args.cc_index, args.url, args.cc_server, args.match_type, args.cc_rate) if args.cc_index else None
+        cc = CCQuery(args.cc_index, tuple(args.url), args.cc_server, args.match_type, args.cc_rate)
     log = None if getattr(args, "quiet", False) else (lambda msg: print(msg, file=sys.stderr))
     sel = read_selection(sources, args.prefix, filters, args.max_records, cc=cc, log=log)
     for where, what in sel.problems:
