@@ -292,6 +292,21 @@ class _Doc:
             for child in reversed(children):
                 stack.append((child, scope, lists_down, object_down, incomplete))
 
+
+    def about_subject(self, about, typeof, header, parent_object, scope):
+        """(subject, typed resource or None, whether the element set its own subject) of an element with
+        @rel/@rev, or @property without a literal (RDFa Core 7.5 steps 5.1 and 6.1): @about, else the
+        head/body subject, else the parent object (and then no new list mapping)."""
+        subject = header
+        typed = None
+        if about is not None:
+            subject = self.curie_or_iri(about.strip(), scope)
+            if typeof is not None:
+                typed = subject
+        if subject is None:
+            return parent_object, typed, False
+        return subject, typed, True
+
     def element(self, el, scope: _Scope, lists: _Lists, parent_object, parent_incomplete, is_root: bool):
         """One element's own work (pyRdfa's ``_parse_1_1`` before the recursion); None if it has no RDFa."""
         get = el.get
@@ -340,14 +355,8 @@ class _Doc:
         header = parent_object if ((tag == "head" or tag == "body") and about is None and resource is None
                                    and src is None and href is None) else None
         if rel is not None or rev is not None:
-            subject = header
-            if about is not None:
-                subject = self.curie_or_iri(about.strip(), scope)
-                if typeof is not None:
-                    typed = subject
-            if subject is None:
-                subject = parent_object
-            else:
+            subject, typed, own = self.about_subject(about, typeof, header, parent_object, scope)
+            if own:
                 lists, new_list = _Lists(subject), True
             obj = self.resource(scope, ("c", resource), ("i", href), ("i", src))
             if typeof is not None and about is None:
@@ -357,14 +366,8 @@ class _Doc:
             if get("inlist") is None and obj is not None:
                 lists, new_list = _Lists(obj), True
         elif prop is not None and content is None and datatype is None:
-            subject = header
-            if about is not None:
-                subject = self.curie_or_iri(about.strip(), scope)
-                if typeof is not None:
-                    typed = subject
-            if subject is None:
-                subject = parent_object
-            else:
+            subject, typed, own = self.about_subject(about, typeof, header, parent_object, scope)
+            if own:
                 lists, new_list = _Lists(subject), True
             if typed is None and typeof is not None:
                 typed = self.resource(scope, ("c", resource), ("i", href), ("i", src)) or self.bnode()
