@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import sys
+import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -58,3 +60,18 @@ def corpus_archive_pages():
                     yield from iter_pages(fh, Counter(), 10_000_000)
             except ArchiveError:
                 pass
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint():
+    """A moto server for the test module (each module using it gets its own), reached over HTTP like AWS, reset at start."""
+    from moto import server as moto_server
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=10).close()
+    yield endpoint
+    server.stop()

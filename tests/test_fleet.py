@@ -8,7 +8,6 @@ messages come back in seconds; every wait is a poll with a deadline.
 from __future__ import annotations
 
 import json
-import logging
 import re
 import signal
 import time
@@ -41,16 +40,6 @@ SLOW_NAME = "slow-jsonld.warc.gz"
 # What a run leaves under its output prefix when every input commits.
 LAYOUT = re.compile(r"manifest\.json|manifest/inputs-[^/]+\.json\.gz|done/[^/]+|stats/[^/]+\.json"
                     r"|data/html-[a-z0-9-]+/[^/]+\.nq\.gz|pages/[^/]+\.csv\.gz")
-
-
-@pytest.fixture(scope="module")
-def moto_endpoint():
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
 
 
 @pytest.fixture

@@ -12,12 +12,10 @@ import csv
 import gzip
 import io
 import json
-import logging
 import math
 import re
 import shutil
 import subprocess
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,19 +92,6 @@ def restrict(lines: Counter, urls: set[str]) -> Counter:
 
 
 # -- the module's moto server and run ------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def moto_endpoint():
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"),
-                           timeout=10).close()
-    yield endpoint
-    server.stop()
-
 
 @pytest.fixture(scope="module")
 def fleet(moto_endpoint, tmp_path_factory):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import base64
 import json
-import logging
 import os
 import re
 import shutil
@@ -66,16 +65,6 @@ ALLOWED_WILDCARDS = {
 SECRETS = re.compile(r"AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|aws_secret_access_key|aws_access_key_id|aws_session_token"
                      r"|AWS_SECRET|AWS_ACCESS_KEY|AWS_SESSION_TOKEN|aws configure|password|BEGIN [A-Z ]*PRIVATE KEY"
                      r"|testing", re.IGNORECASE)
-
-
-@pytest.fixture(scope="module")
-def moto_endpoint():
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
 
 
 class Aws(Fleet):
