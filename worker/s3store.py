@@ -65,8 +65,7 @@ class S3Store:
     def put_file(self, key: str, path: str) -> None:
         try:
             self.s3.upload_file(str(path), self.bucket, self._key(key), Config=TRANSFER)
-        except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError,
-                Exception) as exc:  # s3transfer wraps failures in its own exception types
+        except Exception as exc:  # botocore's, and s3transfer's own wrappers of them
             raise self._fail("cannot upload", key, exc) from None
         finally:
             Path(path).unlink(missing_ok=True)
