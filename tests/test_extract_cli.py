@@ -131,7 +131,7 @@ def test_listing_resolves_against_prefix(tmp_path, capsys):
     ("[output]\ncompresslevel = 12", "output.compresslevel: must be an integer from 1 to 9"),
     ("[limits]\nmax_page_bytes = -1", "limits.max_page_bytes: must be a positive integer"),
     ("prefilter = 'yes'", "prefilter: must be true or false"),
-    ("[prefilter_needles]\nhtml-microdata = ['ItemScope']", "lower-case"),
+    ("[prefilter_needles]\nhtml-microdata = ['itemscope']", "[prefilter_needles] is gone"),
     ("formats = [", "not valid TOML"),
 ])
 def test_bad_config_is_refused_before_any_work(tmp_path, capsys, config_text, message):

@@ -11,8 +11,20 @@ from quadfleet.worker.pagequads import extract_page, prefilter
 from conftest import corpus_archive_pages, corpus_path
 
 
+def real_pages():
+    """The 109 real pages of ``real-pages``, with their URLs."""
+    import csv
+
+    root = corpus_path("real-pages")
+    with open(root / "PROVENANCE.tsv", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            yield Page(url=row["url"], body=(root / row["file"]).read_bytes(), content_type="text/html",
+                       record_id=row["file"])
+
+
 def corpus_pages():
     yield from corpus_archive_pages()
+    yield from real_pages()
     for set_name in ("extruct-samples", "w3c-microdata-rdf", "any23-test-resources", "wdc-framework"):
         for path in sorted(Path(corpus_path(set_name)).rglob("*.htm*")):
             yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))

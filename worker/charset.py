@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from functools import lru_cache
 
 _META = re.compile(rb"<meta[^>]*?charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:\-]+)", re.I)
 _HEADER = re.compile(r"charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:\-]+)", re.I)
@@ -31,8 +32,8 @@ def normalise(label: str | None) -> str | None:
         return None
 
 
-def sniff(body: bytes, content_type: str | None) -> tuple[str, str]:
-    """(codec name, where it came from: bom, http, meta, utf8-valid or default)."""
+def _declared(body: bytes, content_type: str | None) -> tuple[str, str] | None:
+    """(codec, source) from a byte-order mark, the HTTP header or a ``<meta>``; None if none says."""
     if body.startswith(codecs.BOM_UTF8):
         return "utf-8-sig", "bom"
     if body.startswith(codecs.BOM_UTF16_LE):
@@ -49,6 +50,14 @@ def sniff(body: bytes, content_type: str | None) -> tuple[str, str]:
         enc = normalise(m.group(1).decode("ascii", "replace"))
         if enc:
             return enc, "meta"
+    return None
+
+
+def sniff(body: bytes, content_type: str | None) -> tuple[str, str]:
+    """(codec name, where it came from: bom, http, meta, utf8-valid or default)."""
+    declared = _declared(body, content_type)
+    if declared is not None:
+        return declared
     try:
         body.decode("utf-8")
         return "utf-8", "utf8-valid"
@@ -58,5 +67,27 @@ def sniff(body: bytes, content_type: str | None) -> tuple[str, str]:
 
 def decode(body: bytes, content_type: str | None) -> tuple[str, str]:
     """(text, codec). Undecodable bytes become U+FFFD: a page is never lost to its encoding."""
-    enc, _ = sniff(body, content_type)
-    return body.decode(enc, "replace"), enc
+    declared = _declared(body, content_type)
+    if declared is not None:
+        return body.decode(declared[0], "replace"), declared[0]
+    try:  # (what sniff() does, without decoding twice)
+        return body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return body.decode("cp1252", "replace"), "cp1252"
+
+
+@lru_cache(maxsize=64)
+def ascii_compatible(codec: str) -> bool:
+    """Whether markup (tag and attribute names, ``=``, quotes, ``<``, ``&``) has the same bytes as in ASCII."""
+    probe = "<a property typeof vocab rel rev class itemscope = \"'x:&y/>"
+    try:
+        return probe.encode(codec).endswith(probe.encode("ascii"))  # (after a byte-order mark)
+    except (LookupError, UnicodeError):
+        return False
+
+
+def markup_is_ascii(body: bytes, content_type: str | None) -> bool:
+    """Whether the page's markup can be read from its bytes as ASCII: :func:`sniff`'s answer without its
+    last, costly step (UTF-8 and its windows-1252 fallback both are)."""
+    declared = _declared(body, content_type)
+    return declared is None or ascii_compatible(declared[0])

@@ -20,8 +20,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 from .errors import ConfigError
 
-_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "prefilter_needles", "limits", "output", "queue",
-             "worker"}
+_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "limits", "output", "queue", "worker"}
 _TABLE_KEYS = {"limits": {"max_page_bytes"}, "output": {"compresslevel"},
                "queue": {"visibility_timeout", "max_receive_count", "wait_time_seconds", "retry_delay"},
                "worker": {"spot_endpoint", "spot_poll_interval", "autoscaling"}}
@@ -47,7 +46,6 @@ class Config:
     formats: tuple[str, ...]
     keep_all_predicates: bool
     prefilter: bool
-    prefilter_needles: dict  # format id -> tuple[bytes, ...]
     max_page_bytes: int
     compresslevel: int
     # How the fleet runs; not part of what is extracted, so not in the hash or the run manifest.
@@ -59,7 +57,6 @@ class Config:
         d = dataclasses.asdict(self)
         del d["queue"], d["worker"]
         d["formats"] = list(self.formats)
-        d["prefilter_needles"] = {k: [n.decode() for n in v] for k, v in sorted(self.prefilter_needles.items())}
         return d
 
     @property
@@ -68,10 +65,10 @@ class Config:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def extractors(self) -> list:
-        """The enabled extractors, each with this configuration's prefilter needles."""
+        """The enabled extractors, in the configured order."""
         from .extractors import EXTRACTORS
 
-        return [dataclasses.replace(EXTRACTORS[f], needles=self.prefilter_needles[f]) for f in self.formats]
+        return [EXTRACTORS[f] for f in self.formats]
 
 
 def _read_toml(path: str | Path, text: str | None = None) -> dict:
@@ -93,11 +90,14 @@ def default_text() -> str:
 
 def _merge(base: dict, over: dict, where: str) -> dict:
     for key in over:
+        if key == "prefilter_needles":
+            raise ConfigError(f"{where}: [prefilter_needles] is gone: the prefilter now reads the page's tags "
+                              "(class, rel, property, itemscope, script type); remove the table")
         if key not in _TOP_KEYS:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS))})")
     merged = dict(base)
     for key, value in over.items():
-        if key in _TABLE_KEYS or key == "prefilter_needles":
+        if key in _TABLE_KEYS:
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: [{key}] must be a table")
             merged[key] = {**base.get(key, {}), **value}
@@ -123,16 +123,6 @@ def _validate(raw: dict, where: str) -> Config:
     for key in ("keep_all_predicates", "prefilter"):
         if not isinstance(raw.get(key), bool):
             raise bad(key, f"must be true or false, not {raw.get(key)!r}")
-    needles = {}
-    for f, values in raw.get("prefilter_needles", {}).items():
-        if f not in EXTRACTORS:
-            raise bad(f"prefilter_needles.{f}", "unknown format")
-        if (not isinstance(values, list) or not values
-                or not all(isinstance(v, str) and v and v == v.lower() for v in values)):
-            raise bad(f"prefilter_needles.{f}", "must be a non-empty list of non-empty lower-case strings")
-        needles[f] = tuple(v.encode("utf-8") for v in values)
-    for f in formats:
-        needles.setdefault(f, EXTRACTORS[f].needles)
     for table, keys in _TABLE_KEYS.items():
         for key in raw.get(table, {}):
             if key not in keys:
@@ -162,7 +152,7 @@ def _validate(raw: dict, where: str) -> Config:
                                                 or autoscaling.startswith(("http://", "https://"))):
         raise bad("worker.autoscaling", f'must be "auto", "off" or an http(s) URL, not {autoscaling!r}')
     return Config(formats=tuple(formats), keep_all_predicates=raw["keep_all_predicates"],
-                  prefilter=raw["prefilter"], prefilter_needles=needles,
+                  prefilter=raw["prefilter"],
                   max_page_bytes=max_page, compresslevel=level,
                   queue=QueueSettings(**{k: q.get(k, getattr(QueueSettings, k)) for k in ints}),
                   worker=WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval),
@@ -190,5 +180,4 @@ def config_from_json(d: dict) -> Config:
     """Rebuild a Config from :meth:`Config.to_json` (how it travels to worker processes and machines)."""
     return Config(formats=tuple(d["formats"]), keep_all_predicates=d["keep_all_predicates"],
                   prefilter=d["prefilter"],
-                  prefilter_needles={k: tuple(n.encode() for n in v) for k, v in d["prefilter_needles"].items()},
                   max_page_bytes=d["max_page_bytes"], compresslevel=d["compresslevel"])

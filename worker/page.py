@@ -1,8 +1,9 @@
 """One HTML page taken from an archive record, with everything derived from it computed lazily, once.
 
-Extractors share a Page: the lower-cased bytes (for prefilter tests), the decoded text, the base IRI and
-the lxml tree are each made at most once, and only if some extractor asks for them. A page that only holds
-JSON-LD never gets a DOM.
+Extractors share a Page: the decoded text, the base IRI and the lxml tree are each made at most once, and
+only if some extractor asks for them. A page that only holds JSON-LD never gets a DOM; a page whose DOM
+evidence is all in ``<head>`` (Open Graph ``<meta property>``) gets a tree of its head alone, which the
+prefilter asks for by setting ``head_cut`` (see :mod:`.pagequads`).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from . import charset
+from .evidence import Evidence
 
 _BASE = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 _PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True,
@@ -35,10 +37,21 @@ class Page:
     events: Counter = field(default_factory=Counter)
     # Things worth counting that are not failures ("jsonld-repaired-json": used after repair).
     notes: Counter = field(default_factory=Counter)
+    # Set by the prefilter: what the page's markup shows (None: no prefilter ran), and the offset of its
+    # first "<body"/"</head" when the head alone is the DOM the extractors that run need (None: whole page).
+    evidence: Evidence | None = None
+    head_cut: int | None = None
 
     @cached_property
     def lower(self) -> bytes:
         return self.body.lower()
+
+    @cached_property
+    def tree_lower(self) -> bytes | None:
+        """The lower-cased bytes :attr:`tree` was parsed from, None if its markup is not ASCII bytes."""
+        if not charset.ascii_compatible(self.encoding):
+            return None
+        return self.lower if self.head_cut is None else self.body[:self.head_cut].lower()
 
     @cached_property
     def _decoded(self) -> tuple[str, str]:
@@ -66,8 +79,14 @@ class Page:
 
     @cached_property
     def tree(self):
-        """The page parsed once by lxml's HTML parser (comments and PIs removed), or None if unparsable."""
-        data = self.text.encode("utf-8", "surrogatepass")
+        """The page parsed once by lxml's HTML parser (comments and PIs removed), or None if unparsable.
+
+        With ``head_cut``, only the bytes before it are parsed: libxml2 builds its tree as it reads, so the
+        elements before the cut come out as in the whole page's tree."""
+        if self.head_cut is None:
+            data = self.text.encode("utf-8", "surrogatepass")
+        else:
+            data = self.body[:self.head_cut].decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
         try:
             return etree.fromstring(data, _PARSER)
         except (etree.ParserError, etree.XMLSyntaxError, ValueError):

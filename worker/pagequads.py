@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import charset
+from .evidence import scan
 from .extractors.base import Extractor
 from .nquads import Serializer, bnode_prefix, iri
 from .page import Page
@@ -26,16 +28,38 @@ class FormatResult:
 
 
 def prefilter(page: Page, extractors: list[Extractor]) -> list[Extractor]:
-    """The extractors whose cheap test fires on this page; substring scans first, regex only to confirm."""
-    lower = page.lower
-    fired = []
-    for ex in extractors:
-        for needle in ex.needles:
-            if needle in lower:
-                if ex.confirm is None or ex.confirm.search(lower):
-                    fired.append(ex)
-                break
+    """The extractors whose test fires on this page's markup evidence (one scan, no parse).
+
+    Sets ``page.evidence``, and ``page.head_cut`` when every extractor that fired and needs a DOM can work
+    on the head's tree alone and all their evidence lies before the first ``<body``/``</head``."""
+    classes, rels = _tokens(tuple(extractors))
+    body = page.body
+    ascii_markup = charset.markup_is_ascii(body, page.content_type)
+    if not ascii_markup:  # UTF-16 and the like: read the markup from the decoded text
+        body = page.text.encode("utf-8", "surrogatepass")
+    ev = page.evidence = scan(body, classes, rels)
+    fired = [ex for ex in extractors if ex.test(ev)]
+    dom = [ex for ex in fired if ex.needs_tree]
+    if (dom and ascii_markup and all(ex.head_only_ok for ex in dom) and ev.rdfa_in_head()
+            and not page.encoding.startswith(_STATEFUL)):
+        page.head_cut = ev.head_end
     return fired
+
+
+# Encodings in which a "<" byte can be part of another character: never cut their bytes.
+_STATEFUL = ("iso2022", "hz", "utf-7", "utf_7")
+_TOKENS: dict[tuple, tuple[tuple[bytes, ...], tuple[bytes, ...]]] = {}
+
+
+def _tokens(extractors: tuple[Extractor, ...]) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """The class and rel tokens the evidence scan looks for, for this set of extractors."""
+    key = tuple(ex.id for ex in extractors)
+    found = _TOKENS.get(key)
+    if found is None:
+        classes = tuple(dict.fromkeys(t.encode() for ex in extractors for t in ex.classes))
+        rels = tuple(dict.fromkeys(t.encode() for ex in extractors for t in ex.rels))
+        found = _TOKENS[key] = (classes, rels)
+    return found
 
 
 def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bool) -> FormatResult:

@@ -119,7 +119,10 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                     index.add(page.url, page.offset, page.length, page.fetch_time, [ex.id for ex in fired],
                               {fmt: len(res.lines) for fmt, res in results.items()})
                 if "tree" in page.__dict__:
-                    stats.pages_dom_parsed += 1
+                    if page.head_cut is None:
+                        stats.pages_dom_parsed += 1
+                    else:
+                        stats.pages_head_parsed += 1
                 for kind, n in page.events.items():
                     stats.count_error(kind, n)
                 for kind, n in page.notes.items():

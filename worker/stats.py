@@ -54,7 +54,8 @@ class FileStats:
     non_html_responses: int = 0
     truncated_pages: int = 0       # HTML records marked WARC-Truncated (extracted all the same)
     pages_parsed: int = 0          # pages the prefilter passed: at least one extractor ran
-    pages_dom_parsed: int = 0      # of those, pages that needed a DOM (JSON-LD alone does not)
+    pages_dom_parsed: int = 0      # of those, pages given a DOM of the whole page (JSON-LD alone needs none)
+    pages_head_parsed: int = 0     # of those, pages given a DOM of their <head> alone (Open Graph and the like)
     pages_with_triples: int = 0    # pages with a triple of any format
     triples: int = 0
     # per format id:
@@ -82,7 +83,7 @@ class FileStats:
 
     NUMBERS = ("inputs", "bytes", "records", "selected_records", "range_requests", "html_pages",
                "non_html_responses", "truncated_pages",
-               "pages_parsed", "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
+               "pages_parsed", "pages_dom_parsed", "pages_head_parsed", "pages_with_triples", "triples", "duration_s")
     TABLES = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
               "typed_entities_by_format", "classes_by_format", "hosts", "hosts_with_triples_by_format",
               "errors", "notes", "plds", "plds_with_triples", "plds_with_triples_by_format",

@@ -89,4 +89,4 @@ def extract(page: Page) -> Iterator[tuple]:
         yield from triples
 
 
-EXTRACTOR = Extractor(id="html-embedded-jsonld", needles=(b"ld+json",), extract=extract, needs_tree=False)
+EXTRACTOR = Extractor(id="html-embedded-jsonld", extract=extract, fires=lambda ev: ev.jsonld, needs_tree=False)

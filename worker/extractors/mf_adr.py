@@ -11,7 +11,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, VCARD, MfDoc, class_confirm, mf_doc
+from .mf_common import BNODE_SCOPE, VCARD, MfDoc, mf_doc
 
 ROOT = "adr"
 FIELDS = ("post-office-box", "extended-address", "street-address", "locality", "region", "country-name",
@@ -41,5 +41,5 @@ def address(doc: MfDoc, el) -> list[tuple]:
     return out
 
 
-EXTRACTOR = Extractor(id="html-mf-adr", needles=(b"adr",), extract=extract, confirm=class_confirm("adr"),
+EXTRACTOR = Extractor(id="html-mf-adr", extract=extract, classes=("adr",),
                       needs_tree=True, bnode_scope=BNODE_SCOPE)

@@ -69,16 +69,6 @@ _WS = re.compile(r"[ \t\n\r\f]+")
 _docs: "WeakKeyDictionary[Page, MfDoc | None]" = WeakKeyDictionary()
 
 
-def class_confirm(*tokens: str) -> re.Pattern:
-    """A regex over lower-cased bytes that holds whenever some class attribute can contain one of ``tokens``.
-
-    Quoted values may hold the token anywhere; an unquoted value holds one token only, so it must start
-    with it. Cheap because the literal ``class`` prefix is searched first.
-    """
-    alt = "|".join(re.escape(t) for t in tokens)
-    return re.compile(f"""class\\s*=\\s*(?:"[^"]*?(?:{alt})|'[^']*?(?:{alt})|(?:{alt}))""".encode())
-
-
 def norm(text: str) -> str:
     """White space collapsed to single spaces and trimmed: markup indentation is not part of a value."""
     return _WS.sub(" ", text).strip()

@@ -13,7 +13,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, VCARD, MfDoc, class_confirm, mf_doc
+from .mf_common import BNODE_SCOPE, VCARD, MfDoc, mf_doc
 
 ROOT = "geo"
 LATITUDE = IRI(VCARD + "latitude")
@@ -48,5 +48,5 @@ def location(doc: MfDoc, el) -> list[tuple]:
     return out
 
 
-EXTRACTOR = Extractor(id="html-mf-geo", needles=(b"geo",), extract=extract, confirm=class_confirm("geo"),
+EXTRACTOR = Extractor(id="html-mf-geo", extract=extract, classes=("geo",),
                       needs_tree=True, bnode_scope=BNODE_SCOPE)

@@ -25,7 +25,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import (BNODE_SCOPE, ICAL, ROLE_EVENT, ROLE_ORGANIZER, ROLE_RRULE, MfDoc, class_confirm, mf_doc,
+from .mf_common import (BNODE_SCOPE, ICAL, ROLE_EVENT, ROLE_ORGANIZER, ROLE_RRULE, MfDoc, mf_doc,
                         normalise_time)
 
 COMPONENTS = {"vevent": "Vevent", "vtodo": "Vtodo", "vjournal": "Vjournal", "vfreebusy": "Vfreebusy"}
@@ -111,6 +111,5 @@ def any23_utc(value: str) -> str:
     return f"{y}-{mo}-{d}T{h}:{mi}:{s or '00'}.000Z"
 
 
-EXTRACTOR = Extractor(id="html-mf-hcalendar", needles=(b"vcalendar", *(c.encode() for c in COMPONENTS)),
-                      extract=extract, confirm=class_confirm("vcalendar", *COMPONENTS), needs_tree=True,
-                      bnode_scope=BNODE_SCOPE)
+EXTRACTOR = Extractor(id="html-mf-hcalendar", extract=extract, classes=("vcalendar", *COMPONENTS),
+                      needs_tree=True, bnode_scope=BNODE_SCOPE)

@@ -27,7 +27,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, ROLE_NAME, ROLE_ORG, VCARD, MfDoc, class_confirm, mf_doc
+from .mf_common import BNODE_SCOPE, ROLE_NAME, ROLE_ORG, VCARD, MfDoc, mf_doc
 
 ROOT = "vcard"
 FIELDS = ("given-name", "family-name", "additional-name", "nickname", "honorific-prefix", "honorific-suffix")
@@ -171,5 +171,5 @@ def telephones(doc: MfDoc, tels, s) -> list[tuple]:
     return out
 
 
-EXTRACTOR = Extractor(id="html-mf-hcard", needles=(b"vcard",), extract=extract,
-                      confirm=class_confirm("vcard"), needs_tree=True, bnode_scope=BNODE_SCOPE)
+EXTRACTOR = Extractor(id="html-mf-hcard", extract=extract, classes=("vcard",),
+                      needs_tree=True, bnode_scope=BNODE_SCOPE)

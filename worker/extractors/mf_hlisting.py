@@ -18,7 +18,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import (BNODE_SCOPE, FOAF, HLISTING, ROLE_ITEM, ROLE_LISTER, VCARD, MfDoc, class_confirm, mf_doc,
+from .mf_common import (BNODE_SCOPE, FOAF, HLISTING, ROLE_ITEM, ROLE_LISTER, VCARD, MfDoc, mf_doc,
                         resolve)
 
 ROOT = "hlisting"
@@ -125,5 +125,5 @@ def item(doc: MfDoc, el, s) -> list[tuple]:
     return out
 
 
-EXTRACTOR = Extractor(id="html-mf-hlisting", needles=(b"hlisting",), extract=extract,
-                      confirm=class_confirm("hlisting"), needs_tree=True, bnode_scope=BNODE_SCOPE)
+EXTRACTOR = Extractor(id="html-mf-hlisting", extract=extract, classes=("hlisting",),
+                      needs_tree=True, bnode_scope=BNODE_SCOPE)

@@ -23,7 +23,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, HRECIPE, MfDoc, class_confirm, mf_doc, norm, resolve, text
+from .mf_common import BNODE_SCOPE, HRECIPE, MfDoc, mf_doc, norm, resolve, text
 
 ROOT = "hrecipe"
 R = {name: IRI(HRECIPE + name) for name in (
@@ -95,5 +95,5 @@ def _part(doc: MfDoc, el, subject, token: str, pred: IRI) -> list[tuple]:
     return [(subject, pred, Literal(value))] if value else []
 
 
-EXTRACTOR = Extractor(id="html-mf-hrecipe", needles=(b"hrecipe",), extract=extract,
-                      confirm=class_confirm("hrecipe"), needs_tree=True, bnode_scope=BNODE_SCOPE)
+EXTRACTOR = Extractor(id="html-mf-hrecipe", extract=extract, classes=("hrecipe",),
+                      needs_tree=True, bnode_scope=BNODE_SCOPE)

@@ -17,7 +17,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, DOAC, FOAF, ROLE_EXPERIENCE, MfDoc, class_confirm, mf_doc, norm, text
+from .mf_common import BNODE_SCOPE, DOAC, FOAF, ROLE_EXPERIENCE, MfDoc, mf_doc, norm, text
 
 ROOT = "hresume"
 PERSON = IRI(FOAF + "Person")
@@ -82,5 +82,5 @@ def career_step(doc: MfDoc, el, person, pred: IRI) -> list[tuple]:
     return out
 
 
-EXTRACTOR = Extractor(id="html-mf-hresume", needles=(b"hresume",), extract=extract,
-                      confirm=class_confirm("hresume"), needs_tree=True, bnode_scope=BNODE_SCOPE)
+EXTRACTOR = Extractor(id="html-mf-hresume", extract=extract, classes=("hresume",),
+                      needs_tree=True, bnode_scope=BNODE_SCOPE)

@@ -21,7 +21,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, DCTERMS, REV, VCARD, MfDoc, class_confirm, mf_doc
+from .mf_common import BNODE_SCOPE, DCTERMS, REV, VCARD, MfDoc, mf_doc
 
 ROOT = "hreview"
 REVIEW = IRI(REV + "Review")
@@ -79,5 +79,5 @@ def review(doc: MfDoc, el) -> list[tuple]:
     return out
 
 
-EXTRACTOR = Extractor(id="html-mf-hreview", needles=(b"hreview",), extract=extract,
-                      confirm=class_confirm("hreview"), needs_tree=True, bnode_scope=BNODE_SCOPE)
+EXTRACTOR = Extractor(id="html-mf-hreview", extract=extract, classes=("hreview",),
+                      needs_tree=True, bnode_scope=BNODE_SCOPE)

@@ -13,7 +13,7 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, WO, MfDoc, class_confirm, mf_doc
+from .mf_common import BNODE_SCOPE, WO, MfDoc, mf_doc
 
 ROOT = "biota"
 RANKS = ("kingdom", "division", "phylum", "order", "family", "genus", "species", "class")
@@ -54,5 +54,5 @@ def biota(doc: MfDoc, el) -> list[tuple]:
     return out
 
 
-EXTRACTOR = Extractor(id="html-mf-species", needles=(b"biota",), extract=extract,
-                      confirm=class_confirm("biota"), needs_tree=True, bnode_scope=BNODE_SCOPE)
+EXTRACTOR = Extractor(id="html-mf-species", extract=extract, classes=("biota",),
+                      needs_tree=True, bnode_scope=BNODE_SCOPE)

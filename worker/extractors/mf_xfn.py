@@ -28,10 +28,6 @@ ME_PAGE = IRI(XFN + "mePage")
 PERSON = IRI(FOAF + "Person")
 ME = BNode("xme")
 _ASCII_WS = re.compile(r"[ \t\n\r\f]+")
-# An <a> whose rel attribute holds an XFN value as a whole token: necessary for a triple (tested on the
-# lower-cased bytes, so attribute names and values are lower-case here).
-_CONFIRM = re.compile((r"""<a\s[^>]*?\brel\s*=\s*(?:"[^"]*?|'[^']*?|)(?<![^\s"'=])(?:"""
-                       + "|".join(VALUES) + r""")(?![^\s"'>])""").encode())
 
 
 def extract(page: Page) -> Iterator[tuple]:
@@ -72,5 +68,5 @@ def extract(page: Page) -> Iterator[tuple]:
         yield ME, ME_PAGE, doc_iri
 
 
-EXTRACTOR = Extractor(id="html-mf-xfn", needles=(b"rel",), extract=extract, confirm=_CONFIRM, needs_tree=True,
+EXTRACTOR = Extractor(id="html-mf-xfn", extract=extract, fires=lambda ev: ev.xfn, rels=VALUES, needs_tree=True,
                       bnode_scope=BNODE_SCOPE)

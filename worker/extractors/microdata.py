@@ -281,7 +281,8 @@ def extract(page: Page) -> Iterator[tuple]:
     # Top-level items: itemscope without itemprop (an itemprop-reverse alone does not make a property).
     queue: deque = deque((el, None) for el in items if el.get("itemprop") is None)
     props = _PROPS(root)
-    if b"itemprop-reverse" in page.lower:  # experimental and rare: skip the third walk unless it can match
+    # experimental and rare: skip the third walk unless it can match
+    if page.evidence.itemprop_reverse if page.evidence is not None else b"itemprop-reverse" in page.lower:
         seen = set(props)
         props += [el for el in _REVERSE(root) if el not in seen]
     for el in props:
@@ -326,4 +327,4 @@ def extract(page: Page) -> Iterator[tuple]:
 
 use_registry(DEFAULT_REGISTRY)
 
-EXTRACTOR = Extractor(id="html-microdata", needles=(b"itemscope",), extract=extract, needs_tree=True)
+EXTRACTOR = Extractor(id="html-microdata", extract=extract, fires=lambda ev: ev.microdata, needs_tree=True)

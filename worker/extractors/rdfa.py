@@ -43,7 +43,6 @@ Speed (this extractor runs on every page with Open Graph tags; pyRdfa takes 0.3-
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Iterator
 from urllib.parse import urljoin
 
@@ -660,24 +659,13 @@ def _expand_patterns(triples: list) -> list:
     return list(graph)
 
 
-@lru_cache(maxsize=64)
-def _ascii_compatible(encoding: str) -> bool:
-    """Whether markup (attribute names, ``=``, quotes, ``:``, ``&``) has the same bytes as in ASCII."""
-    probe = "<a property typeof vocab rel rev = \"'x:&y>"
-    try:
-        return probe.encode(encoding).endswith(probe.encode("ascii"))  # (after a byte-order mark)
-    except (LookupError, UnicodeError):
-        return False
-
-
 def extract(page: Page) -> Iterator[tuple]:
     """The page's RDFa triples (see the module docstring for the rules and the two paths)."""
     root = page.tree
     if root is None:
         return iter(())
     # The page's bytes tell which attributes can occur, if its encoding writes markup as ASCII does.
-    lower = page.lower if _ascii_compatible(page.encoding) else None
-    bearing = _bearing(root, lower)
+    bearing = _bearing(root, page.tree_lower)
     if not bearing:
         return iter(())
     doc = _Doc(root, page.base.split("#", 1)[0])
@@ -703,29 +691,7 @@ _RELATING = re.compile(rb"""(re[lv])\s*=\s*(?:"[^"]*""" + _HIT + rb"""|'[^']*"""
                        + rb"""|[^\s"'>]*""" + _HIT + rb")")
 
 
-class _Confirm:
-    """The prefilter's second test (it calls ``.search(lower)``, as on a regex): whether the page has a
-    ``property=``, ``typeof=`` or ``vocab=``, or a ``rel``/``rev`` value that can resolve.
-
-    Necessary conditions, by case: a triple needs a non-empty ``@property`` or ``@typeof`` (so written with
-    "="), a ``@vocab`` (for ``rdfa:usesVocabulary``, or for terms in ``@rel``), or a ``@rel``/``@rev`` token
-    that is a CURIE or IRI (a ":") or a core term (``describedby``; ``license``/``role`` give xhv: triples,
-    kept with --keep-all-predicates). WordPress's ``<link rel="https://api.w.org/">`` is the common case on
-    pages with no other RDFa; "typeof" alone is in every script that tests ``typeof x``. Substring scans
-    guard the regexes (C speed; each regex starts with a literal): about 70 us for a 40 KB page, a tenth of a
-    parse. One alternation regex for all of it cost ten times as much."""
-
-    pattern = _RELATING.pattern
-
-    @staticmethod
-    def search(lower: bytes) -> bool:
-        return ((b"property" in lower and _PROPERTY_ATTR.search(lower) is not None)
-                or (b"typeof" in lower and _TYPEOF_ATTR.search(lower) is not None)
-                or (b"vocab" in lower and _VOCAB_ATTR.search(lower) is not None)
-                or _RELATING.search(lower) is not None)
-
-
-# Needles: substrings one of which any RDFa output needs (config/quadfleet.toml repeats them); the
-# confirm then drops pages whose only "rel" is rel="stylesheet" and the like.
-EXTRACTOR = Extractor(id="html-rdfa", needles=(b"property", b"typeof", b"vocab", b"rel", b"rev"),
-                      extract=extract, confirm=_Confirm(), needs_tree=True)  # type: ignore[arg-type]
+# The prefilter fires on a @property=, @typeof= or @vocab=, or a @rel/@rev value that can resolve (a ':', an '&'
+# that may hide one, or a core term): see quadfleet.worker.evidence. Nothing in the body reaches back into
+# <head>, so when every such attribute is in the head, the head's tree gives the same triples.
+EXTRACTOR = Extractor(id="html-rdfa", extract=extract, fires=lambda ev: ev.rdfa, needs_tree=True, head_only_ok=True)
