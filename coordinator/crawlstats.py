@@ -33,7 +33,8 @@ MAX_ERROR_DOCS = 1000  # errors/<id>.json read for the list of failed inputs (th
 
 # FileStats numbers summed as they are.
 NUMBERS = ("inputs", "bytes", "records", "selected_records", "range_requests", "html_pages", "non_html_responses",
-           "truncated_pages", "pages_parsed", "pages_dom_parsed", "pages_with_triples", "triples", "duration_s")
+           "truncated_pages", "pages_parsed", "pages_dom_parsed", "pages_head_parsed", "pages_with_triples", "triples",
+           "duration_s")
 # FileStats tables that add and stay small (keyed by format, class, property or problem kind).
 SUMMED = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
           "typed_entities_by_format", "classes_by_format", "class_properties_by_format", "errors", "notes")
