@@ -13,6 +13,7 @@ from typing import Iterator
 from ..page import Page
 from .base import Extractor
 from .jsonld_context import RemoteContextError, expand
+from .jsonld_direct import expand_schema_org
 from .jsonld_rdf import to_triples
 from .jsonld_repair import InvalidJSON, parse
 from .jsonld_scan import iter_blocks
@@ -33,7 +34,8 @@ def _expand_block(data, base: str, full_context: bool, events: Counter) -> list:
     (counted in ``events``). Expanding an array is expanding each element and concatenating (blank
     node labels are kept until :func:`to_triples`), so a block without failures gives the same RDF."""
     if type(data) is dict:
-        return expand(data, base, full_context)
+        direct = expand_schema_org(data, base)  # the plain schema.org block: pyld's result, without pyld
+        return direct if direct is not None else expand(data, base, full_context)
     expanded: list = []
     for element in data:
         if type(element) is dict or type(element) is list:  # top-level scalars carry no data
