@@ -15,7 +15,7 @@
  *     and rel tokens, as ASCII white space does;
  *   - attribute and tag names compare ASCII-case-insensitively.
  *
- * scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, head_end, odd)
+ * scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, head_end, base_at, counts, odd)
  *   flags      bit 0 JSON-LD script type, 1 itemscope, 2 RDFa (@property=, @typeof=, @vocab=, or a @rel/@rev
  *              value holding ':', '&', "license", "describedby" or "role"), 3 itemprop-reverse,
  *              4 XFN (<a rel> with a token of rel_tokens), 5 RDFa seen on a tag other than html/head/meta/link,
@@ -24,6 +24,9 @@
  *   rdfa_last  offset of the last tag with RDFa evidence (-1: none)
  *   dom_last   offset of the last tag with itemscope, class-token or XFN evidence (-1: none)
  *   head_end   offset of the first "<body" or "</head" tag (-1: none)
+ *   base_at    offset of the first "<base" (case-insensitive, whatever follows; -1: none)
+ *   counts     (@property=, @typeof=, @rel and @rev values as in flag 2): at least as many as the DOM
+ *              has, since every tag is read (the RDFa extractor's head-only shortcut relies on it)
  *   odd        [(offset, attribute name, tag name, raw value)] class values and <a rel> values holding '&'
  *              (character references: Python unescapes and decides)
  */
@@ -38,6 +41,7 @@
 #define F_XFN 16
 #define F_RDFA_BODY 32
 #define F_VOCAB 64
+#define F_TYPEOF 128
 
 #define MAX_TOKENS 62
 
@@ -45,7 +49,8 @@ typedef struct {
     const unsigned char *base;
     long flags;
     unsigned long long class_mask;
-    Py_ssize_t rdfa_last, dom_last, head_end;
+    Py_ssize_t rdfa_last, dom_last, head_end, base_at;
+    Py_ssize_t c_property, c_typeof, c_rel, c_rev;
     PyObject *odd;
     Py_ssize_t n_class, n_rel;
     const char *class_tok[MAX_TOKENS];
@@ -123,8 +128,10 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
     case 3:
         if (eq_ci(name, 3, "rel") || eq_ci(name, 3, "rev")) {
             if (memchr(v, ':', vn) || memchr(v, '&', vn) || contains_ci(v, vn, "license")
-                    || contains_ci(v, vn, "describedby") || contains_ci(v, vn, "role"))
+                    || contains_ci(v, vn, "describedby") || contains_ci(v, vn, "role")) {
+                if (lc(name[2]) == 'l') st->c_rel++; else st->c_rev++;
                 goto rdfa;
+            }
             if (taglen == 1 && lc(tag[0]) == 'a' && lc(name[2]) == 'l') goto xfn;
         }
         return 0;
@@ -144,10 +151,10 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         }
         return 0;
     case 6:
-        if (has_eq && eq_ci(name, 6, "typeof")) goto rdfa;
+        if (has_eq && eq_ci(name, 6, "typeof")) { st->flags |= F_TYPEOF; st->c_typeof++; goto rdfa; }
         return 0;
     case 8:
-        if (has_eq && eq_ci(name, 8, "property")) goto rdfa;
+        if (has_eq && eq_ci(name, 8, "property")) { st->c_property++; goto rdfa; }
         return 0;
     case 9:
         if (eq_ci(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = at; }
@@ -240,6 +247,8 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
             continue;
         }
         if (!is_alpha(*p)) continue;
+        if (st->base_at < 0 && end - p >= 4 && lc(p[0]) == 'b' && lc(p[1]) == 'a' && lc(p[2]) == 's' && lc(p[3]) == 'e')
+            st->base_at = at;
         const unsigned char *tag = p;
         while (p < end && is_namechar(*p)) p++;
         Py_ssize_t taglen = p - tag;
@@ -274,7 +283,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     State st;
     memset(&st, 0, sizeof st);
     st.base = buf.buf;
-    st.rdfa_last = st.dom_last = st.head_end = -1;
+    st.rdfa_last = st.dom_last = st.head_end = st.base_at = -1;
     if (tokens(class_seq, st.class_tok, st.class_len, &st.n_class) < 0
             || tokens(rel_seq, st.rel_tok, st.rel_len, &st.n_rel) < 0) {
         PyBuffer_Release(&buf);
@@ -288,12 +297,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (r) { Py_DECREF(st.odd); return NULL; }
     PyObject *mask = PyLong_FromUnsignedLongLong(st.class_mask);
     if (!mask) { Py_DECREF(st.odd); return NULL; }
-    return Py_BuildValue("(lNnnnN)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.odd);
+    return Py_BuildValue("(lNnnnn(nnnn)N)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
+                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.odd);
 }
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, "
-     "head_end, odd): the markup evidence of a page (see quadfleet.worker.evidence)."},
+     "head_end, base_at, counts, odd): the markup evidence of a page (see quadfleet.worker.evidence)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan", "The prefilter's one pass, in C.", -1, methods};

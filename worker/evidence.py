@@ -28,7 +28,7 @@ try:
 except ImportError:  # not built: no C compiler when the package was installed
     _scan_c = None
 
-F_JSONLD, F_ITEMSCOPE, F_RDFA, F_REVERSE, F_XFN, F_RDFA_BODY, F_VOCAB = 1, 2, 4, 8, 16, 32, 64
+F_JSONLD, F_ITEMSCOPE, F_RDFA, F_REVERSE, F_XFN, F_RDFA_BODY, F_VOCAB, F_TYPEOF = 1, 2, 4, 8, 16, 32, 64, 128
 _log = logging.getLogger(__name__)
 
 
@@ -39,6 +39,10 @@ class Evidence:
     rdfa_last: int      # offset of the last tag with RDFa evidence, -1 if none
     dom_last: int       # offset of the last tag with itemscope, microformat class or XFN evidence, -1 if none
     head_end: int       # offset of the first "<body" or "</head", -1 if none
+    base_at: int        # offset of the first "<base" (whatever follows), -1 if none
+    # RDFa attributes: @property=, @typeof=, and @rel/@rev values that can resolve (":", "&", a core term),
+    # counted on every tag, so never fewer than the DOM has (rdfa.py's head-only shortcut relies on it)
+    rdfa_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     @property
     def jsonld(self) -> bool:
@@ -51,6 +55,14 @@ class Evidence:
     @property
     def rdfa(self) -> bool:
         return bool(self.flags & F_RDFA)
+
+    @property
+    def typeof(self) -> bool:
+        return bool(self.flags & F_TYPEOF)
+
+    @property
+    def vocab(self) -> bool:
+        return bool(self.flags & F_VOCAB)
 
     @property
     def xfn(self) -> bool:
@@ -74,9 +86,9 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
     ``class_tokens``/``rel_tokens``: lower-case ASCII tokens looked for in ``class`` values and in the
     ``rel`` values of ``<a>`` tags (XFN)."""
     if _scan_c is not None:
-        flags, mask, rdfa_last, dom_last, head_end, odd = _scan_c(data, class_tokens, rel_tokens)
+        flags, mask, rdfa_last, dom_last, head_end, base_at, counts, odd = _scan_c(data, class_tokens, rel_tokens)
     else:
-        flags, mask, rdfa_last, dom_last, head_end, odd = scan_py(data, class_tokens, rel_tokens)
+        flags, mask, rdfa_last, dom_last, head_end, base_at, counts, odd = scan_py(data, class_tokens, rel_tokens)
     classes = {class_tokens[i].decode() for i in range(len(class_tokens)) if mask >> i & 1}
     for at, attr, _tag, value in odd:  # values written with character references: decide on the text
         text = html.unescape(value.decode("latin-1")).lower()
@@ -89,7 +101,7 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
         elif any(t.decode() in tokens for t in rel_tokens):
             flags |= F_XFN
             dom_last = max(dom_last, at)
-    return Evidence(flags, frozenset(classes), rdfa_last, dom_last, head_end)
+    return Evidence(flags, frozenset(classes), rdfa_last, dom_last, head_end, base_at, counts)
 
 
 def _split(text: str) -> set[str]:
@@ -150,7 +162,8 @@ class _PyState:
         self.data = data
         self.flags = 0
         self.mask = 0
-        self.rdfa_last = self.dom_last = self.head_end = -1
+        self.rdfa_last = self.dom_last = self.head_end = self.base_at = -1
+        self.counts = [0, 0, 0, 0]  # @property, @typeof, @rel, @rev
         self.odd: list = []
         self.class_tokens = class_tokens
         self.rel_tokens = rel_tokens
@@ -162,6 +175,7 @@ class _PyState:
         if name in (b"rel", b"rev"):
             rdfa = (b":" in v or b"&" in v or b"license" in lv or b"describedby" in lv or b"role" in lv)
             if rdfa:
+                self.counts[2 if name == b"rel" else 3] += 1
                 self._rdfa(at, tag)
             if tag == b"a" and name == b"rel":
                 if b"&" in v:
@@ -187,7 +201,12 @@ class _PyState:
         elif name == b"vocab" and has_eq:
             self.flags |= F_VOCAB
             self._rdfa(at, tag)
-        elif name in (b"typeof", b"property") and has_eq:
+        elif name == b"typeof" and has_eq:
+            self.flags |= F_TYPEOF
+            self.counts[1] += 1
+            self._rdfa(at, tag)
+        elif name == b"property" and has_eq:
+            self.counts[0] += 1
             self._rdfa(at, tag)
         elif name == b"itemscope":
             self.flags |= F_ITEMSCOPE
@@ -273,6 +292,8 @@ class _PyState:
             if not ((65 <= c <= 90) or (97 <= c <= 122)):
                 continue
             tag_start = p
+            if self.base_at < 0 and d[p:p + 4].lower() == b"base":
+                self.base_at = lt
             while p < end and _is_namechar(d[p]):
                 p += 1
             tag = d[tag_start:p]
@@ -285,4 +306,4 @@ def scan_py(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[byte
     """:func:`scan`'s raw result, computed in Python (the fallback, and the C scanner's oracle in tests)."""
     st = _PyState(bytes(data), class_tokens, rel_tokens)
     st.scan_range(0, len(st.data))
-    return st.flags, st.mask, st.rdfa_last, st.dom_last, st.head_end, st.odd
+    return (st.flags, st.mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at, tuple(st.counts), st.odd)

@@ -58,6 +58,14 @@ class Page:
         return charset.decode(self.body, self.content_type)
 
     @property
+    def _utf8(self) -> bytes:
+        """The text as UTF-8 (what lxml parses): the body itself when it is exactly that."""
+        text, codec = self._decoded
+        if codec == "utf-8" and len(text) <= len(self.body) and "\ufffd" not in text:
+            return self.body  # valid UTF-8 decodes without replacement, and encodes back to the same bytes
+        return text.encode("utf-8", "surrogatepass")
+
+    @property
     def text(self) -> str:
         return self._decoded[0]
 
@@ -68,6 +76,8 @@ class Page:
     @cached_property
     def base(self) -> str:
         """The document base IRI: the first ``<base href>`` resolved against the page URL."""
+        if self.evidence is not None and self.evidence.base_at < 0:
+            return self.url  # the scan saw no "<base" at all: spare the regex its pass over the page
         m = _BASE.search(self.text)
         if m:
             href = html.unescape(next(g for g in m.groups() if g is not None)).strip()
@@ -84,7 +94,7 @@ class Page:
         With ``head_cut``, only the bytes before it are parsed: libxml2 builds its tree as it reads, so the
         elements before the cut come out as in the whole page's tree."""
         if self.head_cut is None:
-            data = self.text.encode("utf-8", "surrogatepass")
+            data = self._utf8
         else:
             data = self.body[:self.head_cut].decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
         try:

@@ -26,9 +26,12 @@ Choices, and why:
 
 Speed (this extractor runs on every page with Open Graph tags; pyRdfa takes 0.3-1.1 ms per KB):
 
-- **What can occur at all** is read from the page's lower-cased bytes first (a few C-speed scans, no
-  tree): ``typeof``/``vocab`` present or not, how many "property", how many ``rel``/``rev`` values that could
-  resolve (a CURIE, an IRI or a core term). ``rel="stylesheet"``/``"nofollow"`` noise never counts.
+- **What can occur at all** comes from the prefilter's scan of every tag (:mod:`..evidence`; without it, from
+  a few C-speed scans of the lower-cased bytes): ``typeof``/``vocab`` present or not, how many ``@property``,
+  how many ``rel``/``rev`` values that could resolve (a CURIE, an IRI or a core term), never fewer than the
+  tree has. ``rel="stylesheet"``/``"nofollow"`` noise never counts.
+- **Only the head is parsed** when all of that is on ``<head>``'s meta/link tags (the prefilter decides:
+  :mod:`..pagequads`).
 - When those counts are all accounted for by ``<head>``'s children, the RDFa elements are known without a
   walk of the tree; else only the XPaths whose attribute occurs run (``//@property/..`` and the like, in C).
 - **Fast path**: when all RDFa elements are plain ``<meta>``/``<link>`` children of ``<head>`` (the Open
@@ -546,22 +549,29 @@ def _head_only(root, properties: int, rels: int, revs: int) -> list | None:
     return found if properties == rels == revs == 0 else None
 
 
-def _bearing(root, lower: bytes | None = None) -> list:
+def _source_counts(lower: bytes) -> tuple[int, bool, bool, int, int]:
+    """(@property=, any @typeof=, any @vocab=, @rel and @rev values that could resolve) as the page's
+    lower-cased bytes show them: never fewer than the DOM has (used when no prefilter scan ran)."""
+    # (substring first: its scan is faster than the regex's, and usually answers)
+    properties = len(_PROPERTY_ATTR.findall(lower)) if b"property" in lower else 0
+    typeof = b"typeof" in lower and _TYPEOF_ATTR.search(lower) is not None
+    vocab = b"vocab" in lower and _VOCAB_ATTR.search(lower) is not None
+    relating = _RELATING.findall(lower)
+    rels = relating.count(b"rel")
+    return properties, typeof, vocab, rels, len(relating) - rels
+
+
+def _bearing(root, counts: tuple[int, bool, bool, int, int] | None = None) -> list:
     """Elements that can yield triples by themselves, in document order (see the module docstring).
 
-    ``lower`` (the page's lower-cased bytes; None if its encoding is not ASCII-compatible) says which
-    attributes can occur at all, so only their XPaths run, or none when the head holds everything."""
-    if lower is None:
+    ``counts`` (from the prefilter's scan of every tag, or :func:`_source_counts`; None if the markup could
+    not be read as ASCII bytes) say which attributes can occur at all, so only their XPaths run, or none
+    when the head holds everything."""
+    if counts is None:
         names = _ATTRIBUTES + ("rel", "rev")
         vocab = True
     else:
-        # (substring first: its scan is faster than the regex's, and usually answers)
-        properties = len(_PROPERTY_ATTR.findall(lower)) if b"property" in lower else 0
-        typeof = b"typeof" in lower and _TYPEOF_ATTR.search(lower) is not None
-        vocab = b"vocab" in lower and _VOCAB_ATTR.search(lower) is not None
-        relating = _RELATING.findall(lower)
-        rels = relating.count(b"rel")
-        revs = len(relating) - rels
+        properties, typeof, vocab, rels, revs = counts
         if not typeof and not vocab:
             if not (properties or rels or revs):
                 return []
@@ -664,8 +674,16 @@ def extract(page: Page) -> Iterator[tuple]:
     root = page.tree
     if root is None:
         return iter(())
-    # The page's bytes tell which attributes can occur, if its encoding writes markup as ASCII does.
-    bearing = _bearing(root, page.tree_lower)
+    # Which attributes can occur: the prefilter's scan counted them on every tag; else the page's bytes tell,
+    # if its encoding writes markup as ASCII does.
+    ev = page.evidence
+    if ev is not None:
+        properties, _, rels, revs = ev.rdfa_counts
+        counts = (properties, ev.typeof, ev.vocab, rels, revs)
+    else:
+        lower = page.tree_lower
+        counts = None if lower is None else _source_counts(lower)
+    bearing = _bearing(root, counts)
     if not bearing:
         return iter(())
     doc = _Doc(root, page.base.split("#", 1)[0])
