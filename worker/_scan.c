@@ -69,6 +69,22 @@ static inline int is_alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0
 static inline int is_namechar(unsigned char c) {
     return is_alpha(c) || (c >= '0' && c <= '9') || c == ':' || c == '_' || c == '.' || c == '-';
 }
+
+/* The same tests as tables (filled at import): the inner loops run over every byte of every tag. */
+enum { T_SEP = 1, T_NAMESTOP = 2, T_BOUND = 4, T_NAME = 8, T_VALSTOP = 16 };
+static unsigned char T[256];
+
+static void fill_tables(void) {
+    for (int i = 0; i < 256; i++) {
+        unsigned char c = (unsigned char)i, t = 0;
+        if (is_sp(c) || c == '/' || c >= 0x80) t |= T_SEP;
+        if (is_sp(c) || c == '/' || c == '>' || c == '=' || c == '<' || c >= 0x80) t |= T_NAMESTOP;
+        if (is_bound(c)) t |= T_BOUND;
+        if (is_namechar(c)) t |= T_NAME;
+        if (is_ws(c) || c == '>') t |= T_VALSTOP;
+        T[i] = t;
+    }
+}
 static inline unsigned char lc(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
 static int eq_ci(const unsigned char *s, Py_ssize_t n, const char *lit) {
@@ -92,14 +108,15 @@ static int contains_ci(const unsigned char *s, Py_ssize_t n, const char *lit) {
 /* Bit mask of the tokens (lower-case ASCII) that occur as whole tokens of the value. */
 static unsigned long long match_tokens(const unsigned char *v, Py_ssize_t n, const char **tok, const Py_ssize_t *len,
                                        Py_ssize_t ntok) {
-    unsigned long long mask = 0;
+    unsigned long long mask = 0, lenmask = 0;
+    for (Py_ssize_t t = 0; t < ntok; t++) if (len[t] < 64) lenmask |= 1ULL << len[t];
     Py_ssize_t i = 0;
     while (i < n) {
-        while (i < n && is_bound(v[i])) i++;
+        while (i < n && (T[v[i]] & T_BOUND)) i++;
         Py_ssize_t start = i;
-        while (i < n && !is_bound(v[i])) i++;
+        while (i < n && !(T[v[i]] & T_BOUND)) i++;
         Py_ssize_t tl = i - start;
-        if (!tl) continue;
+        if (!tl || tl > 63 || !(lenmask >> tl & 1)) continue;
         for (Py_ssize_t t = 0; t < ntok; t++) {
             if (len[t] != tl) continue;
             Py_ssize_t k = 0;
@@ -183,13 +200,13 @@ xfn:
 static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssize_t taglen,
                                       const unsigned char *p, const unsigned char *end, int *err) {
     while (p < end) {
-        while (p < end && (is_sp(*p) || *p == '/' || *p >= 0x80)) p++;
+        while (p < end && (T[*p] & T_SEP)) p++;
         if (p >= end) return p;
         if (*p == '>') return p + 1;
         if (*p == '<') return p;  /* a new tag starts: read it as one (the reading that finds more) */
         const unsigned char *name = p;
         p++;  /* the first character belongs to the name, even '=' */
-        while (p < end && !is_sp(*p) && *p != '/' && *p != '>' && *p != '=' && *p != '<' && *p < 0x80) p++;
+        while (p < end && !(T[*p] & T_NAMESTOP)) p++;
         Py_ssize_t nlen = p - name;
         const unsigned char *q = p;
         while (q < end && is_sp(*q)) q++;
@@ -219,7 +236,7 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
                 }
             } else {
                 v = q;
-                while (q < end && !is_ws(*q) && *q != '>') q++;
+                while (q < end && !(T[*q] & T_VALSTOP)) q++;
                 vn = q - v;
                 p = q;
             }
@@ -242,7 +259,7 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
         if (*p == '/') {
             const unsigned char *name = p + 1;
             const unsigned char *q = name;
-            while (q < end && is_namechar(*q)) q++;
+            while (q < end && (T[*q] & T_NAME)) q++;
             if (st->head_end < 0 && eq_ci(name, q - name, "head")) st->head_end = at;
             continue;
         }
@@ -250,7 +267,7 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
         if (st->base_at < 0 && end - p >= 4 && lc(p[0]) == 'b' && lc(p[1]) == 'a' && lc(p[2]) == 's' && lc(p[3]) == 'e')
             st->base_at = at;
         const unsigned char *tag = p;
-        while (p < end && is_namechar(*p)) p++;
+        while (p < end && (T[*p] & T_NAME)) p++;
         Py_ssize_t taglen = p - tag;
         if (st->head_end < 0 && taglen == 4 && eq_ci(tag, 4, "body")) st->head_end = at;
         int err = 0;
@@ -269,6 +286,11 @@ static int tokens(PyObject *seq, const char **tok, Py_ssize_t *len, Py_ssize_t *
         PyObject *b = PySequence_Fast_GET_ITEM(fast, i);
         char *s;
         if (PyBytes_AsStringAndSize(b, &s, &len[i]) < 0) { Py_DECREF(fast); return -1; }
+        if (len[i] < 1 || len[i] > 63) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "tokens must be 1 to 63 bytes long");
+            return -1;
+        }
         tok[i] = s;  /* the caller keeps the tuple alive for the call */
     }
     *n = k;
@@ -308,4 +330,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan", "The prefilter's one pass, in C.", -1, methods};
 
-PyMODINIT_FUNC PyInit__scan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__scan(void) {
+    fill_tables();
+    return PyModule_Create(&module);
+}

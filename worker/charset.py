@@ -86,8 +86,16 @@ def ascii_compatible(codec: str) -> bool:
         return False
 
 
-def markup_is_ascii(body: bytes, content_type: str | None) -> bool:
-    """Whether the page's markup can be read from its bytes as ASCII: :func:`sniff`'s answer without its
-    last, costly step (UTF-8 and its windows-1252 fallback both are)."""
+# Encodings in which a "<" byte can be part of another character (escape sequences switch modes).
+_STATEFUL = ("iso2022", "hz", "utf_7", "utf-7")
+
+
+def markup_bytes(body: bytes, content_type: str | None) -> tuple[bool, bool]:
+    """(whether the page's markup can be read from its bytes as ASCII, and whether its bytes may also be cut
+    at a "<" and decoded in part): :func:`sniff`'s answer without its last, costly step (UTF-8 and its
+    windows-1252 fallback are both)."""
     declared = _declared(body, content_type)
-    return declared is None or ascii_compatible(declared[0])
+    if declared is None:
+        return True, True
+    ascii_ok = ascii_compatible(declared[0])
+    return ascii_ok, ascii_ok and not declared[0].startswith(_STATEFUL)

@@ -34,20 +34,17 @@ def prefilter(page: Page, extractors: list[Extractor]) -> list[Extractor]:
     on the head's tree alone and all their evidence lies before the first ``<body``/``</head``."""
     classes, rels = _tokens(tuple(extractors))
     body = page.body
-    ascii_markup = charset.markup_is_ascii(body, page.content_type)
+    ascii_markup, cut_safe = charset.markup_bytes(body, page.content_type)
     if not ascii_markup:  # UTF-16 and the like: read the markup from the decoded text
         body = page.text.encode("utf-8", "surrogatepass")
     ev = page.evidence = scan(body, classes, rels)
     fired = [ex for ex in extractors if ex.test(ev)]
     dom = [ex for ex in fired if ex.needs_tree]
-    if (dom and ascii_markup and all(ex.head_only_ok for ex in dom) and ev.rdfa_in_head()
-            and not page.encoding.startswith(_STATEFUL)):
+    if dom and cut_safe and all(ex.head_only_ok for ex in dom) and ev.rdfa_in_head():
         page.head_cut = ev.head_end
     return fired
 
 
-# Encodings in which a "<" byte can be part of another character: never cut their bytes.
-_STATEFUL = ("iso2022", "hz", "utf-7", "utf_7")
 _TOKENS: dict[tuple, tuple[tuple[bytes, ...], tuple[bytes, ...]]] = {}
 
 
