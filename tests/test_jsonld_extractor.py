@@ -88,13 +88,14 @@ def test_too_deep_block_is_counted():
     p = page(deep, {"@context": "http://schema.org", "name": "after"})
     got = run(p)
     assert got == [(BNode("1b0"), IRI(S + "name"), Literal("after"))]
-    assert p.events == {"jsonld-error": 1}
+    assert p.events == {"jsonld-too-deep": 1}
 
 
-def test_too_deep_json_is_invalid_json():
+def test_too_deep_json_is_named_too_deep():
+    """Issue 14 item 8: valid JSON nested beyond the recursion limit was counted as invalid JSON."""
     p = page("[" * 100_000 + "]" * 100_000, {"@context": "http://schema.org", "name": "after"})
     assert run(p) == [(BNode("1b0"), IRI(S + "name"), Literal("after"))]
-    assert p.events == {"jsonld-invalid-json": 1}
+    assert p.events == {"jsonld-too-deep": 1}
 
 
 def test_empty_null_and_scalar_blocks_are_silent():

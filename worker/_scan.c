@@ -15,7 +15,8 @@
  *     and rel tokens, as ASCII white space does;
  *   - attribute and tag names compare ASCII-case-insensitively.
  *
- * scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, head_end, base_at, counts, odd)
+ * scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, head_end, base_at, counts, tags,
+ *                                          odd)
  *   flags      bit 0 JSON-LD script type, 1 itemscope, 2 RDFa (@property=, @typeof=, @vocab=, or a @rel/@rev
  *              value holding ':', '&', "license", "describedby" or "role"), 3 itemprop-reverse,
  *              4 XFN (<a rel> with a token of rel_tokens), 5 RDFa seen on a tag other than html/head/meta/link,
@@ -27,6 +28,7 @@
  *   base_at    offset of the first "<base" (case-insensitive, whatever follows; -1: none)
  *   counts     (@property=, @typeof=, @rel and @rev values as in flag 2): at least as many as the DOM
  *              has, since every tag is read (the RDFa extractor's head-only shortcut relies on it)
+ *   tags       start tags read (at least the elements a parser would build: the page's element budget)
  *   odd        [(offset, attribute name, tag name, raw value)] class values and <a rel> values holding '&'
  *              (character references: Python unescapes and decides)
  */
@@ -50,7 +52,7 @@ typedef struct {
     long flags;
     unsigned long long class_mask;
     Py_ssize_t rdfa_last, dom_last, head_end, base_at;
-    Py_ssize_t c_property, c_typeof, c_rel, c_rev;
+    Py_ssize_t c_property, c_typeof, c_rel, c_rev, tags;
     PyObject *odd;
     Py_ssize_t n_class, n_rel;
     const char *class_tok[MAX_TOKENS];
@@ -64,7 +66,9 @@ typedef struct {
 static inline int is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 static inline int is_sp(unsigned char c) { return c <= ' '; }
 /* Token boundaries in class/rel values: ASCII white space as str.split() knows it, or any non-ASCII byte. */
-static inline int is_bound(unsigned char c) { return c <= ' ' ? (c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31)) : c >= 0x80; }
+static inline int is_bound(unsigned char c) {
+    return c <= ' ' ? (c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31)) : c >= 0x80;
+}
 static inline int is_alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 static inline int is_namechar(unsigned char c) {
     return is_alpha(c) || (c >= '0' && c <= '9') || c == ':' || c == '_' || c == '.' || c == '-';
@@ -269,6 +273,7 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
         const unsigned char *tag = p;
         while (p < end && (T[*p] & T_NAME)) p++;
         Py_ssize_t taglen = p - tag;
+        st->tags++;
         if (st->head_end < 0 && taglen == 4 && eq_ci(tag, 4, "body")) st->head_end = at;
         int err = 0;
         p = start_tag(st, at, tag, taglen, p, end, &err);
@@ -319,13 +324,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (r) { Py_DECREF(st.odd); return NULL; }
     PyObject *mask = PyLong_FromUnsignedLongLong(st.class_mask);
     if (!mask) { Py_DECREF(st.odd); return NULL; }
-    return Py_BuildValue("(lNnnnn(nnnn)N)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
-                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.odd);
+    return Py_BuildValue("(lNnnnn(nnnn)nN)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
+                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd);
 }
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, "
-     "head_end, base_at, counts, odd): the markup evidence of a page (see quadfleet.worker.evidence)."},
+     "head_end, base_at, counts, tags, odd): the markup evidence of a page (see quadfleet.worker.evidence)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan", "The prefilter's one pass, in C.", -1, methods};

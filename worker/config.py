@@ -21,7 +21,7 @@ except ModuleNotFoundError:  # Python 3.10
 from .errors import ConfigError
 
 _TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "limits", "output", "queue", "worker"}
-_TABLE_KEYS = {"limits": {"max_page_bytes"}, "output": {"compresslevel"},
+_TABLE_KEYS = {"limits": {"max_page_bytes", "page_seconds", "max_elements"}, "output": {"compresslevel"},
                "queue": {"visibility_timeout", "max_receive_count", "wait_time_seconds", "retry_delay"},
                "worker": {"spot_endpoint", "spot_poll_interval", "autoscaling"}}
 
@@ -48,6 +48,9 @@ class Config:
     prefilter: bool
     max_page_bytes: int
     compresslevel: int
+    # Per-page budgets: CPU seconds for the extractors of one page, and tags before a page gets no DOM.
+    page_seconds: float = 10.0
+    max_elements: int = 250_000
     # How the fleet runs; not part of what is extracted, so not in the hash or the run manifest.
     queue: QueueSettings = QueueSettings()
     worker: WorkerSettings = WorkerSettings()
@@ -130,6 +133,14 @@ def _validate(raw: dict, where: str) -> Config:
     max_page = raw.get("limits", {}).get("max_page_bytes")
     if not isinstance(max_page, int) or isinstance(max_page, bool) or max_page <= 0:
         raise bad("limits.max_page_bytes", f"must be a positive integer, not {max_page!r}")
+    page_seconds = raw.get("limits", {}).get("page_seconds", 10.0)
+    if (not isinstance(page_seconds, (int, float)) or isinstance(page_seconds, bool)
+            or not 0 <= page_seconds <= 3600):
+        raise bad("limits.page_seconds",
+                  f"must be a number of seconds from 0 (no budget) to 3600, not {page_seconds!r}")
+    max_elements = raw.get("limits", {}).get("max_elements", 250_000)
+    if not isinstance(max_elements, int) or isinstance(max_elements, bool) or max_elements <= 0:
+        raise bad("limits.max_elements", f"must be a positive integer, not {max_elements!r}")
     level = raw.get("output", {}).get("compresslevel")
     if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 9:
         raise bad("output.compresslevel", f"must be an integer from 1 to 9, not {level!r}")
@@ -153,7 +164,8 @@ def _validate(raw: dict, where: str) -> Config:
         raise bad("worker.autoscaling", f'must be "auto", "off" or an http(s) URL, not {autoscaling!r}')
     return Config(formats=tuple(formats), keep_all_predicates=raw["keep_all_predicates"],
                   prefilter=raw["prefilter"],
-                  max_page_bytes=max_page, compresslevel=level,
+                  max_page_bytes=max_page, compresslevel=level, page_seconds=float(page_seconds),
+                  max_elements=max_elements,
                   queue=QueueSettings(**{k: q.get(k, getattr(QueueSettings, k)) for k in ints}),
                   worker=WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval),
                                         autoscaling=autoscaling))
@@ -180,4 +192,5 @@ def config_from_json(d: dict) -> Config:
     """Rebuild a Config from :meth:`Config.to_json` (how it travels to worker processes and machines)."""
     return Config(formats=tuple(d["formats"]), keep_all_predicates=d["keep_all_predicates"],
                   prefilter=d["prefilter"],
-                  max_page_bytes=d["max_page_bytes"], compresslevel=d["compresslevel"])
+                  max_page_bytes=d["max_page_bytes"], compresslevel=d["compresslevel"],
+                  page_seconds=d.get("page_seconds", 10.0), max_elements=d.get("max_elements", 250_000))

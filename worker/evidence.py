@@ -43,6 +43,7 @@ class Evidence:
     # RDFa attributes: @property=, @typeof=, and @rel/@rev values that can resolve (":", "&", a core term),
     # counted on every tag, so never fewer than the DOM has (rdfa.py's head-only shortcut relies on it)
     rdfa_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
+    tags: int = 0       # start tags read: never fewer than the elements a parser builds (the element budget)
 
     @property
     def jsonld(self) -> bool:
@@ -85,10 +86,8 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
 
     ``class_tokens``/``rel_tokens``: lower-case ASCII tokens looked for in ``class`` values and in the
     ``rel`` values of ``<a>`` tags (XFN)."""
-    if _scan_c is not None:
-        flags, mask, rdfa_last, dom_last, head_end, base_at, counts, odd = _scan_c(data, class_tokens, rel_tokens)
-    else:
-        flags, mask, rdfa_last, dom_last, head_end, base_at, counts, odd = scan_py(data, class_tokens, rel_tokens)
+    found = (_scan_c or scan_py)(data, class_tokens, rel_tokens)
+    flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd = found
     classes = {class_tokens[i].decode() for i in range(len(class_tokens)) if mask >> i & 1}
     for at, attr, _tag, value in odd:  # values written with character references: decide on the text
         text = html.unescape(value.decode("latin-1")).lower()
@@ -101,7 +100,7 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
         elif any(t.decode() in tokens for t in rel_tokens):
             flags |= F_XFN
             dom_last = max(dom_last, at)
-    return Evidence(flags, frozenset(classes), rdfa_last, dom_last, head_end, base_at, counts)
+    return Evidence(flags, frozenset(classes), rdfa_last, dom_last, head_end, base_at, counts, tags)
 
 
 def _split(text: str) -> set[str]:
@@ -164,6 +163,7 @@ class _PyState:
         self.mask = 0
         self.rdfa_last = self.dom_last = self.head_end = self.base_at = -1
         self.counts = [0, 0, 0, 0]  # @property, @typeof, @rel, @rev
+        self.tags = 0
         self.odd: list = []
         self.class_tokens = class_tokens
         self.rel_tokens = rel_tokens
@@ -297,6 +297,7 @@ class _PyState:
             while p < end and _is_namechar(d[p]):
                 p += 1
             tag = d[tag_start:p]
+            self.tags += 1
             if self.head_end < 0 and tag.lower() == b"body":
                 self.head_end = lt
             p = self.start_tag(lt, tag, p, end)
@@ -306,4 +307,5 @@ def scan_py(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[byte
     """:func:`scan`'s raw result, computed in Python (the fallback, and the C scanner's oracle in tests)."""
     st = _PyState(bytes(data), class_tokens, rel_tokens)
     st.scan_range(0, len(st.data))
-    return (st.flags, st.mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at, tuple(st.counts), st.odd)
+    return (st.flags, st.mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at, tuple(st.counts), st.tags,
+            st.odd)

@@ -54,6 +54,19 @@ def _inflate(data: bytes, wbits: int, limit: int) -> bytes:
     return out  # a truncated stream yields what it has
 
 
+def _unbrotli(data: bytes, limit: int) -> bytes:
+    """Brotli, never holding more than ``limit`` bytes of output: a 3 KB bomb can expand to gigabytes."""
+    d = brotli.Decompressor()
+    out = d.process(data, output_buffer_limit=limit + 1)
+    if len(out) > limit:
+        raise BodyTooLarge()
+    if not d.can_accept_more_data() and d.process(b"", output_buffer_limit=1):
+        raise BodyTooLarge()  # more output is waiting beyond the limit
+    if not d.is_finished():
+        raise brotli.error("the Brotli stream is cut short")  # as brotli.decompress() said before
+    return out
+
+
 def decode_body(data: bytes, transfer_encoding: str | None, content_encoding: str | None,
                 limit: int) -> tuple[bytes, str | None]:
     """(body, problem kind or None). Raises BodyTooLarge if the decoded body exceeds ``limit`` bytes."""
@@ -76,10 +89,7 @@ def decode_body(data: bytes, transfer_encoding: str | None, content_encoding: st
             except zlib.error:
                 return _inflate(data, -zlib.MAX_WBITS, limit), problem
         if enc == "br" and brotli is not None:
-            out = brotli.decompress(data)
-            if len(out) > limit:
-                raise BodyTooLarge()
-            return out, problem
+            return _unbrotli(data, limit), problem
     except (zlib.error, Exception) as exc:
         if isinstance(exc, BodyTooLarge):
             raise

@@ -20,6 +20,7 @@ from . import charset
 from .evidence import Evidence
 
 _BASE = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
 _PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True,
                            no_network=True, recover=True, huge_tree=True)
 
@@ -98,7 +99,12 @@ class Page:
         else:
             data = self.body[:self.head_cut].decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
         try:
-            return etree.fromstring(data, _PARSER)
+            root = etree.fromstring(data, _PARSER)
         except (etree.ParserError, etree.XMLSyntaxError, ValueError):
             self.events["html-unparsable"] += 1
             return None
+        last = _PARSER.error_log.last_error  # (libxml2 stops at a resource limit: it is the last error)
+        if last is not None and last.type == _RESOURCE_LIMIT:
+            # libxml2 stops reading at 2048 levels of nesting (with huge_tree): the rest of the page is lost
+            self.events["html-too-deep"] += 1
+        return root

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import charset
+from .budget import PageOverBudget, page_budget
 from .evidence import scan
 from .extractors.base import Extractor
 from .nquads import Serializer, bnode_prefix, iri
@@ -27,11 +28,12 @@ class FormatResult:
     error: str | None = None  # exception class name if the extractor failed on this page
 
 
-def prefilter(page: Page, extractors: list[Extractor]) -> list[Extractor]:
+def prefilter(page: Page, extractors: list[Extractor], max_elements: int | None = None) -> list[Extractor]:
     """The extractors whose test fires on this page's markup evidence (one scan, no parse).
 
     Sets ``page.evidence``, and ``page.head_cut`` when every extractor that fired and needs a DOM can work
-    on the head's tree alone and all their evidence lies before the first ``<body``/``</head``."""
+    on the head's tree alone and all their evidence lies before the first ``<body``/``</head``. A page with
+    more than ``max_elements`` tags gets no DOM: only the extractors that need none run (counted)."""
     classes, rels = _tokens(tuple(extractors))
     body = page.body
     ascii_markup, cut_safe = charset.markup_bytes(body, page.content_type)
@@ -40,11 +42,17 @@ def prefilter(page: Page, extractors: list[Extractor]) -> list[Extractor]:
     ev = page.evidence = scan(body, classes, rels)
     fired = [ex for ex in extractors if ex.test(ev)]
     dom = [ex for ex in fired if ex.needs_tree]
+    if dom and max_elements is not None and ev.tags > max_elements:
+        page.events[OVER_ELEMENTS] += 1
+        return [ex for ex in fired if not ex.needs_tree]
     if dom and cut_safe and all(ex.head_only_ok for ex in dom) and ev.rdfa_in_head():
         page.head_cut = ev.head_end
     return fired
 
 
+# page.events kinds of the per-page budgets (config [limits] page_seconds, max_elements)
+OVER_TIME = "page-over-time-budget"
+OVER_ELEMENTS = "page-over-element-budget"
 _TOKENS: dict[tuple, tuple[tuple[bytes, ...], tuple[bytes, ...]]] = {}
 
 
@@ -98,12 +106,20 @@ def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bo
 
 
 def extract_page(page: Page, extractors: list[Extractor], keep_all_predicates: bool = False,
-                 fired: list[Extractor] | None = None) -> dict[str, FormatResult]:
-    """Results per format id for the extractors that fired (all given ones if ``fired`` is passed)."""
+                 fired: list[Extractor] | None = None, seconds: float | None = None,
+                 max_elements: int | None = None) -> dict[str, FormatResult]:
+    """Results per format id for the extractors that fired (all given ones if ``fired`` is passed).
+
+    ``seconds``: the page's CPU-time budget; a page over it gives nothing (counted)."""
     graph = iri(page.url)
     if graph is None:
         page.events["page-url-not-absolute"] += 1
         return {}
     if fired is None:
-        fired = prefilter(page, extractors)
-    return {ex.id: run_extractor(page, ex, graph, keep_all_predicates) for ex in fired}
+        fired = prefilter(page, extractors, max_elements)
+    try:
+        with page_budget(seconds):
+            return {ex.id: run_extractor(page, ex, graph, keep_all_predicates) for ex in fired}
+    except PageOverBudget:
+        page.events[OVER_TIME] += 1
+        return {}

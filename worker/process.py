@@ -75,13 +75,14 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
             pld = pld_of(host)
             stats.hosts[host] = stats.hosts.get(host, 0) + 1
             stats.plds[pld] = stats.plds.get(pld, 0) + 1
-            fired = prefilter(page, extractors) if config.prefilter else extractors
+            fired = prefilter(page, extractors, config.max_elements) if config.prefilter else extractors
             if fired:
                 stats.pages_parsed += 1
                 for ex in fired:
                     stats.prefilter_hits[ex.id] = stats.prefilter_hits.get(ex.id, 0) + 1
                     plds_parsed.setdefault(ex.id, set()).add(pld)
-                results = extract_page(page, extractors, config.keep_all_predicates, fired=fired)
+                results = extract_page(page, extractors, config.keep_all_predicates, fired=fired,
+                                       seconds=config.page_seconds)
                 page_triples = 0
                 for fmt, res in results.items():
                     if res.error:

@@ -15,17 +15,18 @@ from .base import Extractor
 from .jsonld_context import RemoteContextError, expand
 from .jsonld_direct import expand_schema_org
 from .jsonld_rdf import to_triples
-from .jsonld_repair import InvalidJSON, parse
+from .jsonld_repair import InvalidJSON, TooDeep, parse
 from .jsonld_scan import iter_blocks
 
 __all__ = ["EXTRACTOR", "extract", "block_triples",
-           "INVALID_JSON", "REPAIRED_JSON", "REMOTE_CONTEXT", "ERROR"]
+           "INVALID_JSON", "REPAIRED_JSON", "REMOTE_CONTEXT", "ERROR", "TOO_DEEP"]
 
 # page.events kinds (REPAIRED_JSON is a page.notes kind: the block was used)
 INVALID_JSON = "jsonld-invalid-json"      # not JSON even after repair: block dropped
 REPAIRED_JSON = "jsonld-repaired-json"    # JSON only after repair: block used
 REMOTE_CONTEXT = "jsonld-remote-context"  # a remote @context other than schema.org: block/element dropped
-ERROR = "jsonld-error"                    # invalid JSON-LD, too deep, any other failure: block/element dropped
+ERROR = "jsonld-error"                    # invalid JSON-LD, any other failure: block/element dropped
+TOO_DEEP = "jsonld-too-deep"              # nested beyond the recursion limit (JSON or expansion): block dropped
 
 
 def _expand_block(data, base: str, full_context: bool, events: Counter) -> list:
@@ -60,6 +61,8 @@ def _error_kind(exc: BaseException) -> str:
     while exc is not None and seen < 10:
         if isinstance(exc, RemoteContextError):
             return REMOTE_CONTEXT
+        if isinstance(exc, RecursionError):
+            return TOO_DEEP
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return ERROR
@@ -73,6 +76,9 @@ def extract(page: Page) -> Iterator[tuple]:
             continue
         try:
             data, repaired = parse(raw)
+        except TooDeep:
+            events[TOO_DEEP] += 1
+            continue
         except InvalidJSON:
             events[INVALID_JSON] += 1
             continue

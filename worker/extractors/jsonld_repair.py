@@ -17,11 +17,15 @@ import html
 import json
 import re
 
-__all__ = ["InvalidJSON", "parse", "repair"]
+__all__ = ["InvalidJSON", "TooDeep", "parse", "repair"]
 
 
 class InvalidJSON(ValueError):
     """The block is not JSON and no repair made it JSON."""
+
+
+class TooDeep(InvalidJSON):
+    """The block nests deeper than the parser's recursion limit (it may be valid JSON)."""
 
 
 _DECODER = json.JSONDecoder(strict=False)  # strict=False: raw control characters inside strings are kept
@@ -175,15 +179,15 @@ def parse(text: str) -> tuple[object, bool]:
     except ValueError:
         pass
     except RecursionError:
-        raise InvalidJSON("nested too deeply") from None
+        raise TooDeep("nested too deeply") from None
     try:
         return _lenient(text), True
     except InvalidJSON:
         if "&" not in text:
             raise
     except RecursionError:
-        raise InvalidJSON("nested too deeply") from None
+        raise TooDeep("nested too deeply") from None
     try:
         return _lenient(html.unescape(text)), True
     except RecursionError:
-        raise InvalidJSON("nested too deeply") from None
+        raise TooDeep("nested too deeply") from None

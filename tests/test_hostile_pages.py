@@ -1,0 +1,186 @@
+"""Hostile pages, each between two ordinary pages in one archive, through ``quadfleet extract`` as a user runs it.
+
+For each: the run succeeds, the hostile page costs at most its budget (CPU seconds) and 512 MiB of peak memory,
+the pages around it come out exactly as they do without it, and the statistics name what happened.
+"""
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import brotli
+import pytest
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+PAGE_SECONDS = 2
+MAX_RSS_MIB = 512
+BOMB = 1 << 30  # each bomb expands to 1 GiB
+BEFORE = ("http://example.com/before", b"""<html><head><meta property="og:title" content="Before"></head><body>
+<div itemscope itemtype="http://schema.org/Product"><span itemprop="name">Kettle</span></div>
+<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Event", "name": "Fair"}</script>
+<div class="vcard"><span class="fn">Ann Smith</span></div></body></html>""")
+AFTER = ("http://example.com/after", b"""<html><head><title>After</title></head><body>
+<div itemscope itemtype="http://schema.org/Recipe"><span itemprop="name">Soup</span></div></body></html>""")
+
+
+def _zeros(compressor, finish) -> bytes:
+    chunk = b"\0" * (1 << 20)
+    parts = [compressor(chunk) for _ in range(BOMB >> 20)]
+    parts.append(finish())
+    return b"".join(parts)
+
+
+def gzip_bomb() -> bytes:
+    c = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return _zeros(c.compress, c.flush)
+
+
+def deflate_bomb() -> bytes:
+    c = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return _zeros(c.compress, c.flush)
+
+
+def brotli_bomb() -> bytes:
+    c = brotli.Compressor(quality=5)
+    return _zeros(c.process, c.finish)
+
+
+def deep_html() -> bytes:
+    n = 100_000
+    return (b"<html><body>" + b"<div>" * n + b"<span itemscope itemtype='http://schema.org/Thing'>"
+            b"<b itemprop=name>deep</b></span>" + b"</div>" * n + b"</body></html>")
+
+
+def nested_items() -> bytes:
+    """22 chains of 2,000 nested microdata items: minutes of work without a budget."""
+    link = b'<div itemscope itemtype="http://schema.org/Thing" itemprop="about"><span itemprop=name>x</span>'
+    chain = link * 2000 + b"</div>" * 2000
+    return (b"<html><body>" + b"".join(b'<section itemscope itemtype="http://schema.org/Thing">' + chain
+                                       + b"</section>" for _ in range(22)) + b"</body></html>")
+
+
+def many_elements() -> bytes:
+    """300,000 elements (over max_elements) around microdata and a JSON-LD block (still read: it needs no DOM)."""
+    return (b"<html><body><div itemscope itemtype='http://schema.org/Thing'><b itemprop=name>x</b></div>"
+            + b"<i></i>" * 300_000
+            + b"<script type='application/ld+json'>{\"@context\": \"https://schema.org\", \"@type\": \"Thing\","
+              b" \"name\": \"still read\"}</script></body></html>")
+
+
+def deep_jsonld() -> bytes:
+    d = 10_000
+    block = b'{"@context": "https://schema.org", "@type": "Thing", "x": ' + b"[" * d + b"]" * d + b"}"
+    return b"<html><body><script type='application/ld+json'>" + block + b"</script></body></html>"
+
+
+def huge_jsonld() -> bytes:
+    items = ",".join(f'{{"@type": "Product", "name": "p{i}", "sku": "{i}"}}' for i in range(60_000))
+    block = f'{{"@context": "https://schema.org", "@graph": [{items}]}}'.encode()
+    return b"<html><body><script type='application/ld+json'>" + block + b"</script></body></html>"
+
+
+def utf16_page() -> bytes:
+    html = ("<html><head><meta property='og:title' content='Grüße'></head><body><div itemscope "
+            "itemtype='http://schema.org/Thing'><span itemprop=name>Grüße</span></div></body></html>")
+    return codecs.BOM_UTF16_LE + html.encode("utf-16-le")
+
+
+# name -> (body, extra HTTP headers, problem kind named in the statistics (None: none), N-Quads expected)
+CASES = {
+    "gzip-bomb": (gzip_bomb, [("Content-Encoding", "gzip")], "page-too-large", False),
+    "deflate-bomb": (deflate_bomb, [("Content-Encoding", "deflate")], "page-too-large", False),
+    "brotli-bomb": (brotli_bomb, [("Content-Encoding", "br")], "page-too-large", False),
+    "huge-page": (lambda: b"<html><body>" + b"x" * 12_000_000, [], "page-too-large", False),
+    "deep-html": (deep_html, [], "html-too-deep", False),
+    "nested-items": (nested_items, [], "page-over-time-budget", False),
+    "many-elements": (many_elements, [], "page-over-element-budget", True),
+    "deep-jsonld": (deep_jsonld, [], "jsonld-too-deep", False),
+    "huge-jsonld": (huge_jsonld, [], None, True),
+    "utf16": (utf16_page, [], None, True),
+}
+
+
+def write_warc(path: Path, pages: list[tuple[str, bytes, list]]) -> None:
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for url, body, headers in pages:
+            http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")] + headers, protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(body),
+                                                          http_headers=http))
+
+
+def read_lines(out: Path) -> dict[str, set]:
+    """The N-Quads lines of an output folder by graph (page URL), each prefixed with its format."""
+    lines: dict[str, set] = {}
+    for nq in (out / "data").rglob("*.nq.gz"):
+        for line in gzip.open(nq, "rt", encoding="utf-8"):
+            graph = line.rsplit(" ", 2)[-2].strip("<>")
+            lines.setdefault(graph, set()).add(f"{nq.parent.name} {line}")
+    return lines
+
+
+def extract_cmd(archive: Path, out: Path, config: Path) -> list[str]:
+    return [sys.executable, "-m", "quadfleet.cli", "extract", str(archive), "--out", str(out), "--processes", "1",
+            "--config", str(config)]
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cfg") / "budget.toml"
+    path.write_text(f"[limits]\npage_seconds = {PAGE_SECONDS}\nmax_elements = 250000\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def ordinary(tmp_path_factory, config) -> dict[str, set]:
+    root = tmp_path_factory.mktemp("ordinary")
+    write_warc(root / "plain.warc.gz", [(BEFORE[0], BEFORE[1], []), (AFTER[0], AFTER[1], [])])
+    code, _, _, stderr = run_child_measured(extract_cmd(root / "plain.warc.gz", root / "out", config))
+    assert code == 0, stderr.decode()[-2000:]
+    lines = read_lines(root / "out")
+    assert lines.get(BEFORE[0]) and lines.get(AFTER[0])
+    return lines
+
+
+def run_child_measured(args: list[str]) -> tuple[int, float, float, bytes]:
+    """(exit code, peak RSS MiB, CPU seconds, stderr) of one child process."""
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stderr = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
+    return code, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, stderr
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_hostile_page_is_bounded_and_named(name, tmp_path, config, ordinary):
+    make, headers, kind, has_quads = CASES[name]
+    hostile_url = f"http://example.com/hostile-{name}"
+    archive = tmp_path / f"{name}.warc.gz"
+    write_warc(archive, [(BEFORE[0], BEFORE[1], []), (hostile_url, make(), headers), (AFTER[0], AFTER[1], [])])
+    out = tmp_path / "out"
+    code, rss, cpu, stderr = run_child_measured(extract_cmd(archive, out, config))
+    assert code == 0, stderr.decode()[-2000:]
+    assert b"Traceback" not in stderr
+    assert rss <= MAX_RSS_MIB, f"{name}: peak {rss:.0f} MiB"
+    # the page's budget, plus start-up and the ordinary pages (a few seconds at most on a loaded machine)
+    assert cpu <= PAGE_SECONDS + 8, f"{name}: {cpu:.1f} CPU seconds"
+    (stats_file,) = (out / "stats").iterdir()
+    stats = json.loads(stats_file.read_text())
+    if kind is not None:
+        assert stats["errors"].get(kind, 0) >= 1, (name, stats["errors"])
+    lines = read_lines(out)
+    for url in (BEFORE[0], AFTER[0]):  # the pages around it, in full (blank-node labels hash the record id)
+        assert _masked(lines.get(url, set())) == _masked(ordinary[url]), (name, url)
+    assert bool(lines.get(hostile_url)) == has_quads, (name, sorted(lines.get(hostile_url, ()))[:5])
+
+
+def _masked(lines: set) -> set:
+    return {" ".join("_:" if t.startswith("_:") else t for t in line.split(" ")) for line in lines}
