@@ -32,7 +32,7 @@ def normalise(label: str | None) -> str | None:
         return None
 
 
-def _declared(body: bytes, content_type: str | None) -> tuple[str, str] | None:
+def declared_charset(body: bytes, content_type: str | None) -> tuple[str, str] | None:
     """(codec, source) from a byte-order mark, the HTTP header or a ``<meta>``; None if none says."""
     if body.startswith(codecs.BOM_UTF8):
         return "utf-8-sig", "bom"
@@ -55,9 +55,9 @@ def _declared(body: bytes, content_type: str | None) -> tuple[str, str] | None:
 
 def sniff(body: bytes, content_type: str | None) -> tuple[str, str]:
     """(codec name, where it came from: bom, http, meta, utf8-valid or default)."""
-    declared = _declared(body, content_type)
-    if declared is not None:
-        return declared
+    found = declared_charset(body, content_type)
+    if found is not None:
+        return found
     try:
         body.decode("utf-8")
         return "utf-8", "utf8-valid"
@@ -65,9 +65,15 @@ def sniff(body: bytes, content_type: str | None) -> tuple[str, str]:
         return "cp1252", "default"
 
 
-def decode(body: bytes, content_type: str | None) -> tuple[str, str]:
-    """(text, codec). Undecodable bytes become U+FFFD: a page is never lost to its encoding."""
-    declared = _declared(body, content_type)
+_UNSET = object()
+
+
+def decode(body: bytes, content_type: str | None, declared=_UNSET) -> tuple[str, str]:
+    """(text, codec). Undecodable bytes become U+FFFD: a page is never lost to its encoding.
+
+    ``declared``: :func:`declared_charset`'s answer if the caller has it already (it costs a regex pass)."""
+    if declared is _UNSET:
+        declared = declared_charset(body, content_type)
     if declared is not None:
         return body.decode(declared[0], "replace"), declared[0]
     try:  # (what sniff() does, without decoding twice)
@@ -90,11 +96,12 @@ def ascii_compatible(codec: str) -> bool:
 _STATEFUL = ("iso2022", "hz", "utf_7", "utf-7")
 
 
-def markup_bytes(body: bytes, content_type: str | None) -> tuple[bool, bool]:
+def markup_bytes(body: bytes, content_type: str | None, declared=_UNSET) -> tuple[bool, bool]:
     """(whether the page's markup can be read from its bytes as ASCII, and whether its bytes may also be cut
     at a "<" and decoded in part): :func:`sniff`'s answer without its last, costly step (UTF-8 and its
     windows-1252 fallback are both)."""
-    declared = _declared(body, content_type)
+    if declared is _UNSET:
+        declared = declared_charset(body, content_type)
     if declared is None:
         return True, True
     ascii_ok = ascii_compatible(declared[0])

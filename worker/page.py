@@ -56,7 +56,12 @@ class Page:
 
     @cached_property
     def _decoded(self) -> tuple[str, str]:
-        return charset.decode(self.body, self.content_type)
+        return charset.decode(self.body, self.content_type, self.declared_charset)
+
+    @cached_property
+    def declared_charset(self) -> tuple[str, str] | None:
+        """(codec, source) if a byte-order mark, the HTTP header or a ``<meta>`` names one (asked once)."""
+        return charset.declared_charset(self.body, self.content_type)
 
     @property
     def _utf8(self) -> bytes:

@@ -36,7 +36,7 @@ def prefilter(page: Page, extractors: list[Extractor], max_elements: int | None 
     more than ``max_elements`` tags gets no DOM: only the extractors that need none run (counted)."""
     classes, rels = _tokens(tuple(extractors))
     body = page.body
-    ascii_markup, cut_safe = charset.markup_bytes(body, page.content_type)
+    ascii_markup, cut_safe = charset.markup_bytes(body, page.content_type, page.declared_charset)
     if not ascii_markup:  # UTF-16 and the like: read the markup from the decoded text
         body = page.text.encode("utf-8", "surrogatepass")
     ev = page.evidence = scan(body, classes, rels)
