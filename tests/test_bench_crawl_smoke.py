@@ -1,0 +1,67 @@
+"""Smoke test of bench/bench_crawl.py: one round on a few real pages and a small crawl mix, so the benchmark
+cannot rot unnoticed between full runs. Timings are not checked (they depend on the machine), only that the
+archives hold what they should, the mix has a crawl's share of structured data, and every measurement ran."""
+from __future__ import annotations
+
+import io
+import json
+import zlib
+
+from conftest import corpus_path, load_bench
+
+
+def test_bench_crawl_smoke(tmp_path, capsys):
+    corpus = corpus_path()
+    corpus_path("real-pages", "PROVENANCE.tsv")
+    corpus_path("warc-commoncrawl")
+    bench = load_bench("bench_crawl")
+    out_json = tmp_path / "figures.json"
+
+    assert bench.main(["--smoke", "--corpus", str(corpus), "--workdir", str(tmp_path / "work"),
+                       "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out_json.read_text())
+
+    assert report["warnings"] == [], report["warnings"]
+    real, mix = report["archives"]["real-pages"], report["archives"]["crawl-mix"]
+    assert real["html_pages"] == bench.SMOKE_REAL_PAGES
+    assert mix["html_pages"] == bench.SMOKE_MIX_PAGES
+    assert mix["records"] > mix["html_pages"]  # the Common Crawl request/metadata/warcinfo records came along
+    assert 0.45 <= mix["composition"]["share"]["any"] <= 0.57, mix["composition"]
+    assert mix["composition"]["sources"]["cc_pages"] > 0
+
+    # The archives on disk are what the report says: gzip per record, one response per page, distinct URLs.
+    from warcio.archiveiterator import ArchiveIterator
+
+    data = (tmp_path / "work" / "crawl-mix.warc.gz").read_bytes()
+    urls = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(io.BytesIO(data))
+            if r.rec_type == "response"]
+    assert len(urls) == len(set(urls)) == mix["html_pages"]
+    assert zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[:4000])[:8] == b"WARC/1.0"  # first member
+
+    for name, arc in report["archives"].items():
+        res = report["results"][name]
+        ms = res["measurements"]
+        for key in ("read-warcio", "read-quadfleet", "lxml", "quadfleet-all", "quadfleet-jsonld-microdata",
+                    "prefilter", "whole-quadfleet", "whole-lxml"):
+            assert ms[key]["pages_per_s"] > 0, (name, key)
+            assert ms[key]["pages"] == arc["html_pages"], (name, key)
+        assert "extruct" not in ms and "baseline-commit" not in ms  # off in smoke mode
+        assert ms["quadfleet-all"]["triples"] > 0
+        assert res["checks"]["same_output_across_rounds"] and res["checks"]["whole_process_same_output"]
+        s = res["summary"]
+        assert s["quadfleet_all_over_lxml"] > 0 and s["whole_process_ratio"] > 0
+        assert 0 < s["prefilter_share"] < 1
+        assert s["quadfleet_peak_rss_mib"] > 0
+    assert "quadfleet ≈" in out and "crawl-mix.warc.gz (48 HTML pages)" in out
+
+
+def test_og_like_predicates():
+    bench = load_bench("bench_crawl")
+    lines = {"html-rdfa": ['<http://a.example/> <http://ogp.me/ns#title> "t" <http://a.example/> .',
+                           '<http://a.example/> <https://api.w.org/> <http://a.example/wp-json/> <http://a.example/> .',
+                           '<http://a.example/> <al:ios:url> "x" <http://a.example/> .']}
+    assert bench.page_features(lines) == {"html-rdfa", "og"}
+    lines["html-rdfa"].append('<http://a.example/> <http://purl.org/dc/terms/title> "t" <http://a.example/> .')
+    assert bench.page_features(lines) == {"html-rdfa", "og", "rdfa-beyond-og", "any"}
+    assert "any" in bench.page_features({"html-mf-hcard": ["_:b0 <x:y> \"z\" <http://a.example/> ."]})
