@@ -45,15 +45,35 @@ def test_bench_crawl_smoke(tmp_path, capsys):
         for key in ("read-warcio", "read-quadfleet", "lxml", "quadfleet-all", "quadfleet-jsonld-microdata",
                     "prefilter", "whole-quadfleet", "whole-lxml"):
             assert ms[key]["pages_per_s"] > 0, (name, key)
-            assert ms[key]["pages"] == arc["html_pages"], (name, key)
-        assert "extruct" not in ms and "baseline-commit" not in ms  # off in smoke mode
+            # the whole processes read the archive written --whole-repeat times (2 in smoke mode)
+            want = arc["html_pages"] * (report["whole_repeat"] if key.startswith("whole-") else 1)
+            assert ms[key]["pages"] == want, (name, key)
+        assert report["whole_repeat"] == 2 and arc["whole_archive"]["html_pages"] == 2 * arc["html_pages"]
+        assert (tmp_path / "work" / arc["whole_archive"]["file"]).is_file()
+        assert "extruct" not in ms and "baseline-commit" not in ms and "whole-baseline" not in ms  # off in smoke mode
         assert ms["quadfleet-all"]["triples"] > 0
         assert res["checks"]["same_output_across_rounds"] and res["checks"]["whole_process_same_output"]
         s = res["summary"]
         assert s["quadfleet_all_over_lxml"] > 0 and s["whole_process_ratio"] > 0
         assert 0 < s["prefilter_share"] < 1
+        assert 0 < s["dom_pages"] <= s["body_evidence_pages"] <= arc["html_pages"]  # the issue's bar
+        assert s["whole_process_pages"] == arc["whole_archive"]["html_pages"]
         assert s["quadfleet_peak_rss_mib"] > 0
     assert "quadfleet ≈" in out and "crawl-mix.warc.gz (48 HTML pages)" in out
+    assert "whole process on crawl-mix-x2.warc.gz (96 HTML pages" in out
+    assert "body-level markup evidence" in out
+
+
+def test_repeat_urls():
+    """The whole-process archive's repeats get distinct URLs, and their N-Quads map back to the first copy's."""
+    bench = load_bench("bench_crawl")
+    from crawlmix import repeat_url
+
+    for url in ("http://a.example/p", "http://a.example/p?x=1&copy=3", "https://a.example/?q#f"):
+        again = repeat_url(url, 4)
+        assert again != url and repeat_url(url, 0) == url and repeat_url(url, 5) != again
+        line = f"<{again}> <http://schema.org/url> <{again.split('#')[0]}#org> <{again}> ."
+        assert bench.strip_repeat(line) == f"<{url}> <http://schema.org/url> <{url.split('#')[0]}#org> <{url}> ."
 
 
 def test_og_like_predicates():

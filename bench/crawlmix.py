@@ -1,0 +1,422 @@
+"""bench_crawl's archives: the real-pages WARC, the crawl-like mix, and the mix written N times.
+
+  real-pages.warc.gz   every page of the corpus's real-pages (news, blogs, shops as served, with their URLs)
+  crawl-mix.warc.gz    those pages and the Common Crawl HTML captures of warc-commoncrawl, pages repeated
+                       (under distinct URLs, ``?copy=N``) so that the shares of HTML pages with structured
+                       data come close to what Web Data Commons found on CC-MAIN-2024-42; the Common Crawl
+                       non-HTML records ride along
+  NAME-xN.warc.gz      an archive written N times over (``--whole-repeat``), each repeat's pages under their
+                       own URLs (``qf-repeat=R`` added to the query), for the whole-process comparison
+
+Deterministic: fixed WARC-Date, uuid5 record ids, a fixed shuffle. What a page carries is decided by
+quadfleet itself (every format), with Open Graph-like RDFa (:func:`og_like`) not counted as structured data.
+"""
+from __future__ import annotations
+
+import collections
+import csv
+import gzip
+import hashlib
+import io
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit, urlunsplit
+
+# Only the standard library, warcio and lxml at module level: quadfleet is imported inside the functions
+# that use it.
+from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from crawlfloor import HTML_TYPES, warcio_pages
+
+REAL_SET, CC_SET = "real-pages", "warc-commoncrawl"
+WARC_NAMES = {"real-pages": "real-pages.warc.gz", "crawl-mix": "crawl-mix.warc.gz"}
+MIX_PAGES = 480          # HTML pages of crawl-mix.warc.gz
+MIX_SEED = 202442        # the interleaving order (CC-MAIN-2024-42)
+SMOKE_REAL_PAGES = 12    # --smoke: this many real pages, spread over the set
+SMOKE_MIX_PAGES = 48
+REPEAT_PARAM = "qf-repeat"  # the query parameter that tells the repeats of a whole-process archive apart
+
+# Web Data Commons, CC-MAIN-2024-42: shares of HTML pages with structured data. The mix repeats pages to
+# come close to these; "any" (51%) weighs most, the per-format shares are matched as far as the pages allow.
+WDC_TARGETS = {"any": 0.51, "html-embedded-jsonld": 0.35, "html-microdata": 0.24, "html-mf-hcard": 0.075,
+               "rdfa-beyond-og": 0.02}
+FIT_WEIGHTS = {"any": 10.0}
+
+# "Open Graph only" RDFa: predicates of the social head-meta vocabularies (Open Graph and its old
+# namespace, Facebook's, Twitter cards), IRIs without an http(s) scheme (``<meta property="al:ios:url">``
+# with an undeclared prefix), and site addresses used as link relations (WordPress's
+# ``<link rel="https://api.w.org/">``). A page whose RDFa triples all have such predicates carries no
+# structured data beyond Open Graph.
+OG_NAMESPACES = ("http://ogp.me/ns", "https://ogp.me/ns", "http://opengraphprotocol.org/schema/",
+                 "https://opengraphprotocol.org/schema/")
+OG_LIKE_NAMESPACES = OG_NAMESPACES + ("http://www.facebook.com/2008/fbml", "https://www.facebook.com/2008/fbml",
+                                      "http://dev.twitter.com/cards", "https://dev.twitter.com/cards")
+_PREDICATE = re.compile(r"(?:<[^>]*>|_:\S+) <([^>]*)>")
+
+
+@dataclass
+class Candidate:
+    """One distinct HTML page the archives can hold, and what quadfleet finds on it."""
+
+    url: str
+    body: bytes
+    content_type: str
+    source: str                                            # "real-pages" or the Common Crawl file
+    features: frozenset = frozenset()                      # format ids with triples, "og", "rdfa-beyond-og", "any"
+    before: list[bytes] = field(default_factory=list)      # gzip members written before its first copy (request)
+    after: list[bytes] = field(default_factory=list)       # ... and after it (metadata)
+
+
+@dataclass
+class Built:
+    """One benchmark archive, held in memory."""
+
+    name: str
+    path: Path
+    data: bytes
+    html_pages: int
+    records: int
+    composition: dict[str, Any]
+
+
+def _record_id(url: str) -> str:
+    from quadfleet.coordinator.sample import _record_id as sample_record_id  # the sample archive's uuid5 ids
+
+    return sample_record_id(url)
+
+
+def _warc_date() -> str:
+    from quadfleet.coordinator.sample import WARC_DATE
+
+    return WARC_DATE
+
+
+def load_real_pages(corpus: Path, limit: int | None) -> list[Candidate]:
+    """The real pages with their URLs (PROVENANCE.tsv), in file order; ``limit`` spreads a subset over the set."""
+    folder = corpus / REAL_SET
+    with open(folder / "PROVENANCE.tsv", encoding="utf-8", newline="") as fh:
+        rows = sorted(csv.DictReader(fh, delimiter="\t"), key=lambda r: r["file"])
+    if limit is not None and limit < len(rows):
+        rows = [rows[i * len(rows) // limit] for i in range(limit)]
+    return [Candidate(url=r["url"], body=(folder / r["file"]).read_bytes(), content_type="text/html",
+                      source=REAL_SET) for r in rows]
+
+
+def _cc_files(corpus: Path) -> list[Path]:
+    """The Common Crawl WARC files (gzipped first, so their records are the ones kept; WAT/WET files left
+    out: a crawl's WARC files do not hold them)."""
+    files = [p for p in (corpus / CC_SET).iterdir()
+             if p.name.endswith((".warc", ".warc.gz")) and ".wat." not in p.name and ".wet." not in p.name]
+    return sorted(files, key=lambda p: (not p.name.endswith(".gz"), p.name))
+
+
+def load_cc(corpus: Path) -> tuple[list[Candidate], list[bytes], list[bytes]]:
+    """The Common Crawl HTML captures (URL, decoded body, content type), and their other records verbatim.
+
+    Records are deduplicated by WARC-Record-ID (the .warc and .warc.gz files hold the same records). A
+    request or metadata record travels with the HTML response of the same URI in the same file; warcinfo
+    records go to the start of the mix; any other record is placed on its own. Returns (pages, warcinfo
+    members, loose members), each member one gzip-compressed record.
+    """
+    seen: set[str] = set()
+    pages: list[Candidate] = []
+    warcinfos: list[bytes] = []
+    loose: list[bytes] = []
+    for path in _cc_files(corpus):
+        data = path.read_bytes()
+        gzipped = data[:2] == b"\x1f\x8b"
+        records: list[tuple[str, str, bytes, Candidate | None]] = []  # (type, uri, member, page)
+        it = ArchiveIterator(io.BytesIO(data))
+        for record in it:
+            rid = record.rec_headers.get_header("WARC-Record-ID") or ""
+            rtype = record.rec_type
+            uri = (record.rec_headers.get_header("WARC-Target-URI") or "").strip()
+            page = None
+            if rtype == "response" and record.http_headers is not None:
+                ctype = record.http_headers.get_header("Content-Type") or ""
+                if ctype.split(";", 1)[0].strip().lower() in HTML_TYPES:
+                    page = Candidate(url=uri, body=record.content_stream().read(), content_type=ctype,
+                                     source=path.name)
+            record.raw_stream.read()
+            offset, length = it.offset, it.get_record_length()
+            if rid in seen:
+                continue
+            seen.add(rid)
+            raw = data[offset:offset + length]
+            member = raw if gzipped else gzip.compress(raw, mtime=0)
+            records.append((rtype, uri, member, page))
+        by_uri = {r[1]: r[3] for r in records if r[3] is not None}
+        for rtype, uri, member, page in records:
+            if page is not None:
+                pages.append(page)
+            elif rtype == "warcinfo":
+                warcinfos.append(member)
+            elif uri in by_uri and rtype in ("request", "metadata"):
+                (by_uri[uri].before if rtype == "request" else by_uri[uri].after).append(member)
+            else:
+                loose.append(member)
+    return pages, warcinfos, loose
+
+
+def og_like(predicate: str) -> bool:
+    if predicate.startswith(OG_LIKE_NAMESPACES):
+        return True
+    if not predicate.startswith(("http://", "https://")):
+        return True
+    return urlsplit(predicate).path in ("", "/")
+
+
+def page_features(lines_by_format: dict[str, list[str]]) -> frozenset:
+    """What a page carries, from quadfleet's N-Quads: format ids with triples, "og" (an Open Graph predicate),
+    "rdfa-beyond-og" (an RDFa predicate that is not Open Graph-like), "any" (structured data beyond that)."""
+    feats = {fmt for fmt, lines in lines_by_format.items() if lines}
+    rdfa_preds = set()
+    for line in lines_by_format.get("html-rdfa", ()):
+        m = _PREDICATE.match(line)
+        if m:
+            rdfa_preds.add(m.group(1))
+    if any(p.startswith(OG_NAMESPACES) for p in rdfa_preds):
+        feats.add("og")
+    if any(not og_like(p) for p in rdfa_preds):
+        feats.add("rdfa-beyond-og")
+    if feats - {"html-rdfa", "og"}:
+        feats.add("any")
+    return frozenset(feats)
+
+
+def classify(pages: list[Candidate], config) -> None:
+    """Run quadfleet (every format of ``config``) on each page and set its features."""
+    from quadfleet.worker.page import Page
+    from quadfleet.worker.pagequads import extract_page
+
+    extractors = config.extractors()
+    for cand in pages:
+        page = Page(url=cand.url, body=cand.body, content_type=cand.content_type, record_id=_record_id(cand.url))
+        results = extract_page(page, extractors, config.keep_all_predicates)
+        cand.features = page_features({fmt: res.lines for fmt, res in results.items()})
+
+
+def fit_copies(features: list[frozenset], total: int) -> list[int]:
+    """How many times to write each page so the mix comes close to WDC_TARGETS with ``total`` pages.
+
+    Every page is written at least once; then, one page at a time, the kind of page (its WDC_TARGETS
+    features) whose next copy brings the shares closest to the targets (squared error, "any" weighted
+    10x) gets one, and within a kind the page with the fewest copies so far (then the first): copies are
+    spread, not piled on one page. Deterministic.
+    """
+    keys = list(WDC_TARGETS)
+    counts = [1] * len(features)
+    kinds: dict[tuple, list[int]] = {}
+    for i, f in enumerate(features):
+        kinds.setdefault(tuple(k in f for k in keys), []).append(i)
+    sums = [sum(k in f for f in features) for k in keys]
+
+    def error(kind: tuple, n: int) -> float:
+        return sum(FIT_WEIGHTS.get(k, 1.0) * ((s + has) / n - WDC_TARGETS[k]) ** 2
+                   for k, s, has in zip(keys, sums, kind))
+
+    n = len(features)
+    while n < total:
+        n += 1
+        kind = min(sorted(kinds), key=lambda kd: error(kd, n))
+        i = min(kinds[kind], key=lambda j: (counts[j], j))
+        counts[i] += 1
+        sums = [s + has for s, has in zip(sums, kind)]
+    return counts
+
+
+def composition(features: list[frozenset], counts: list[int]) -> dict[str, Any]:
+    """Shares of HTML pages per feature (and per format id)."""
+    total = sum(counts)
+    tally: collections.Counter = collections.Counter()
+    for f, c in zip(features, counts):
+        for k in f:
+            tally[k] += c
+    keys = list(WDC_TARGETS) + ["og"] + sorted(k for k in tally if k.startswith("html-") and k not in WDC_TARGETS)
+    return {"pages": total, "distinct_pages": len(features),
+            "share": {k: tally[k] / total if total else 0.0 for k in keys},
+            "pages_with": {k: tally[k] for k in keys}}
+
+
+def _copy_url(url: str, n: int) -> str:
+    """The URL of the n-th repeat of a page: ``copy=n`` added to its query, so every URL stays distinct."""
+    if n == 0:
+        return url
+    s = urlsplit(url)
+    query = f"{s.query}&copy={n}" if s.query else f"copy={n}"
+    return urlunsplit((s.scheme, s.netloc, s.path, query, s.fragment))
+
+
+def _response(writer: WARCWriter, url: str, body: bytes, content_type: str) -> None:
+    http = StatusAndHeaders("200 OK", [("Content-Type", content_type), ("Content-Length", str(len(body)))],
+                            protocol="HTTP/1.1")
+    rec = writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=http,
+                                    warc_headers_dict={"WARC-Date": _warc_date(), "WARC-Record-ID": _record_id(url)})
+    writer.write_record(rec)
+
+
+def _warcinfo(writer: WARCWriter, name: str, what: str) -> None:
+    info = writer.create_warcinfo_record(name, {"software": "quadfleet bench/bench_crawl.py", "description": what,
+                                                "format": "WARC File Format 1.0"})
+    info.rec_headers.replace_header("WARC-Date", _warc_date())
+    info.rec_headers.replace_header("WARC-Record-ID", _record_id("warcinfo:" + name))
+    writer.write_record(info)
+
+
+def write_real_warc(path: Path, pages: list[Candidate]) -> None:
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        _warcinfo(writer, path.name, "the real-pages set of the corpus, one response per page")
+        for cand in pages:
+            _response(writer, cand.url, cand.body, cand.content_type)
+
+
+def write_mix_warc(path: Path, pages: list[Candidate], counts: list[int], warcinfos: list[bytes],
+                   loose: list[bytes]) -> None:
+    """Every page ``counts[i]`` times, the copies and loose records interleaved in a fixed pseudo-random order.
+
+    The first copy of a Common Crawl page keeps its URL and brings its request/metadata records along."""
+    units: list[tuple[int, int] | bytes] = [(i, n) for i, c in enumerate(counts) for n in range(c)]
+    units += loose
+    random.Random(MIX_SEED).shuffle(units)
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        _warcinfo(writer, path.name, "real-pages and Common Crawl pages, repeated to a crawl's share of "
+                                     "structured data (bench/bench_crawl.py)")
+        for member in warcinfos:
+            fh.write(member)
+        for unit in units:
+            if isinstance(unit, bytes):
+                fh.write(unit)
+                continue
+            i, n = unit
+            cand = pages[i]
+            if n == 0:
+                for member in cand.before:
+                    fh.write(member)
+            _response(writer, _copy_url(cand.url, n), cand.body, cand.content_type)
+            if n == 0:
+                for member in cand.after:
+                    fh.write(member)
+
+
+def count_records(data: bytes) -> tuple[int, int]:
+    """(records, HTML pages) as warcio sees them."""
+    records = 0
+    for _ in ArchiveIterator(io.BytesIO(data)):
+        records += 1
+    return records, warcio_pages(io.BytesIO(data), False)[0]
+
+
+def build_archives(corpus: Path, workdir: Path, which: list[str], smoke: bool, config,
+                   log: Callable[[str], None]) -> list[Built]:
+    real = load_real_pages(corpus, SMOKE_REAL_PAGES if smoke else None)
+    log(f"classifying {len(real)} real pages with quadfleet (every format) ...")
+    classify(real, config)
+    built = []
+    if "real-pages" in which:
+        path = workdir / WARC_NAMES["real-pages"]
+        write_real_warc(path, real)
+        built.append(_built("real-pages", path, composition([c.features for c in real], [1] * len(real))))
+    if "crawl-mix" in which:
+        cc, warcinfos, loose = load_cc(corpus)
+        log(f"classifying {len(cc)} Common Crawl pages ...")
+        classify(cc, config)
+        pages = real + cc
+        counts = fit_copies([c.features for c in pages], SMOKE_MIX_PAGES if smoke else MIX_PAGES)
+        path = workdir / WARC_NAMES["crawl-mix"]
+        write_mix_warc(path, pages, counts, warcinfos, loose)
+        comp = composition([c.features for c in pages], counts)
+        comp["sources"] = {
+            "real_pages": len(real), "real_copies": sum(counts[:len(real)]),
+            "cc_pages": len(cc), "cc_copies": sum(counts[len(real):]),
+            "copies_per_page_max": max(counts),
+            "cc_non_html_records": len(warcinfos) + len(loose) + sum(len(c.before) + len(c.after) for c in cc)}
+        built.append(_built("crawl-mix", path, comp))
+    return built
+
+
+def _built(name: str, path: Path, comp: dict) -> Built:
+    data = path.read_bytes()
+    records, html = count_records(data)
+    comp["sha256"] = hashlib.sha256(data).hexdigest()
+    return Built(name=name, path=path, data=data, html_pages=html, records=records, composition=comp)
+
+
+
+# ------------------------------------------------------------------- the archive written N times over
+
+
+@dataclass
+class Repeated:
+    """An archive written ``repeats`` times over, on disk only (the whole-process comparison reads it there)."""
+
+    path: Path
+    repeats: int
+    html_pages: int
+    bytes: int
+    cached: bool
+
+
+def repeat_url(url: str, r: int) -> str:
+    """The URL of a page in the r-th repeat: ``qf-repeat=r`` added last to its query (r = 0: unchanged)."""
+    if r == 0:
+        return url
+    s = urlsplit(url)
+    param = f"{REPEAT_PARAM}={r}"
+    return urlunsplit((s.scheme, s.netloc, s.path, f"{s.query}&{param}" if s.query else param, s.fragment))
+
+
+_REPEAT = re.compile(r"[?&]" + re.escape(REPEAT_PARAM) + r"=\d+")
+
+
+def strip_repeat(line: str) -> str:
+    """An N-Quads line of a repeat as the first copy would have it: the ``qf-repeat`` parameter taken out of
+    every IRI (the page URL, and what resolved against it)."""
+    return _REPEAT.sub("", line) if REPEAT_PARAM in line else line
+
+
+def build_repeated(arc: Built, workdir: Path, repeats: int, log: Callable[[str], None]) -> Repeated:
+    """``arc`` written ``repeats`` times: first byte for byte (its warcinfo and Common Crawl records
+    included), then its HTML responses again, in the same order, each repeat under its own URLs
+    (:func:`repeat_url`) and record ids; the Common Crawl non-HTML records are not repeated (their record
+    ids must stay unique). Kept in ``workdir`` with a note of its source's sha256, and reused while that
+    matches. ``repeats`` = 1 is the archive itself."""
+    if repeats == 1:
+        return Repeated(arc.path, 1, arc.html_pages, len(arc.data), True)
+    path = workdir / f"{arc.path.name.removesuffix('.warc.gz')}-x{repeats}.warc.gz"
+    marker = path.with_name(path.name + ".json")
+    want = {"source_sha256": arc.composition["sha256"], "repeats": repeats, "html_pages": arc.html_pages * repeats}
+    if path.is_file() and marker.is_file():
+        try:
+            note = json.loads(marker.read_text())
+        except ValueError:
+            note = None
+        if note == {**want, "bytes": path.stat().st_size}:
+            return Repeated(path, repeats, want["html_pages"], note["bytes"], True)
+    log(f"writing {path.name}: {arc.path.name} {repeats} times ({want['html_pages']:,} HTML pages) ...")
+    pages = arc.html_pages
+    with open(path, "wb") as fh:
+        fh.write(arc.data)
+        writer = WARCWriter(fh, gzip=True)
+        for r in range(1, repeats):
+            for record in ArchiveIterator(io.BytesIO(arc.data)):
+                if record.rec_type != "response" or record.http_headers is None:
+                    continue
+                ctype = record.http_headers.get_header("Content-Type") or ""
+                if ctype.split(";", 1)[0].strip().lower() not in HTML_TYPES:
+                    continue
+                url = record.rec_headers.get_header("WARC-Target-URI")
+                _response(writer, repeat_url(url, r), record.content_stream().read(), ctype)
+                pages += 1
+    if pages != want["html_pages"]:
+        raise ValueError(f"{path.name}: wrote {pages} HTML pages, not {want['html_pages']}")
+    size = path.stat().st_size
+    marker.write_text(json.dumps({**want, "bytes": size}) + "\n")
+    return Repeated(path, repeats, pages, size, False)
