@@ -123,19 +123,21 @@ class Fleet:
         return subprocess.run(CLI + list(args), env=self.env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL, check=False)
 
-    def start(self, *args: str) -> Proc:
+    def start(self, *args: str, endpoint: str | None = None) -> Proc:
+        """A CLI process; ``endpoint``: where its AWS calls go (e.g. a fault proxy), else the moto server."""
         self._n += 1
-        proc = Proc(list(args), self.env, self.tmp / f"proc-{self._n}-{args[0]}.log")
+        env = self.env if endpoint is None else fleet_env(endpoint)
+        proc = Proc(list(args), env, self.tmp / f"proc-{self._n}-{args[0]}.log")
         self.procs.append(proc)
         return proc
 
     def worker(self, queue_url: str, processes: int = 1, idle_exit: float | None = 3,
-               spot_endpoint: str = "off") -> Proc:
-        args = ["work", "--queue-url", queue_url, "--processes", str(processes), "--config", str(self.config),
-                "--spot-endpoint", spot_endpoint]
+               spot_endpoint: str = "off", endpoint: str | None = None, config: Path | None = None) -> Proc:
+        args = ["work", "--queue-url", queue_url, "--processes", str(processes),
+                "--config", str(config or self.config), "--spot-endpoint", spot_endpoint]
         if idle_exit is not None:
             args += ["--idle-exit", str(idle_exit)]
-        return self.start(*args)
+        return self.start(*args, endpoint=endpoint)
 
     def create_queue(self, name: str) -> tuple[str, str]:
         """(work queue URL, dead-letter queue URL), made by `quadfleet queue create`."""

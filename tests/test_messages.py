@@ -86,3 +86,45 @@ def test_bad_selections_are_refused(change, why):
     with pytest.raises(MalformedMessage) as exc:
         parse_message(json.dumps(change(selection_doc())))
     assert why in str(exc.value)
+
+
+def test_only_an_integer_1_is_version_1():
+    """Issue 14 item 5: `"quadfleet": true` was taken for version 1 (True == 1 in Python)."""
+    for version in (True, 1.0, "1"):
+        with pytest.raises(MalformedMessage) as info:
+            parse_message(json.dumps({**good(), "quadfleet": version}))
+        assert "message version" in str(info.value)
+
+
+def test_http_inputs_only_when_allowed():
+    """Issue 14 item 5: an http:// input (say, a loopback address) is refused unless [worker] allow_http."""
+    uri = "http://127.0.0.1:8080/a.warc.gz"
+    doc = {**good(), "input": uri, "input_id": spec(uri).id}
+    with pytest.raises(MalformedMessage) as info:
+        parse_message(json.dumps(doc))
+    assert "http:// URL" in str(info.value) and "allow_http" in str(info.value)
+    assert parse_message(json.dumps(doc), allow_http=True).spec.uri == uri
+    for uri in ("ftp://host/a.warc.gz", "file:///etc/passwd"):
+        with pytest.raises(MalformedMessage):
+            parse_message(json.dumps({**doc, "input": uri, "input_id": spec(uri).id}), allow_http=True)
+
+
+def test_refusals_quote_values_cut_short():
+    """Issue 14 item 5: a 250 KB field was logged whole; a refusal quotes at most a few hundred characters."""
+    huge = "s3://b/" + "x" * 250_000
+    for doc in ({**good(), "input": huge}, {**good(), "quadfleet": "v" * 250_000}, {**good(), "k" * 250_000: 1},
+                {**good(), "out": "/" + "o" * 250_000}):
+        with pytest.raises(MalformedMessage) as info:
+            parse_message(json.dumps(doc))
+        assert len(str(info.value)) < 500
+
+
+def test_allow_http_is_validated(tmp_path):
+    cfg = tmp_path / "w.toml"
+    assert load_config().worker.allow_http is False
+    cfg.write_text("[worker]\nallow_http = true\n")
+    assert load_config(str(cfg)).worker.allow_http is True
+    cfg.write_text('[worker]\nallow_http = "yes"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(str(cfg))
+    assert "worker.allow_http" in str(info.value)

@@ -1,23 +1,80 @@
 """boto3 clients made one way: the standard credential chain only (environment, profile, instance role),
 botocore's adaptive retries for throttling, and ``AWS_ENDPOINT_URL`` honoured (botocore reads it), so tests
 point everything at a moto server without hooks in our code. Credentials are never stored or logged.
+
+Failures are classified once (:func:`quadfleet.worker.errors.is_transient`): :func:`retried` tries an
+operation again on a transient failure (what botocore does not retry itself: an answer cut short, a body
+broken off mid-stream, an answer missing what it must hold), and raises :class:`TransientAwsError` if it
+outlasts the tries, :class:`AwsError` at once for anything else.
 """
 from __future__ import annotations
 
 import functools
+import logging
 import os
+import random
+import time
+from typing import Callable, TypeVar
 
 import boto3
 import botocore.exceptions
 from botocore.config import Config as BotoConfig
 
-from .errors import QuadfleetError
+from .errors import QuadfleetError, TransientError, io_errors, is_transient
 
 RETRIES = {"mode": "adaptive", "max_attempts": 10}
+TRIES = 4            # tries of one operation (on top of botocore's own retries of what it retries)
+FIRST_WAIT = 0.25    # seconds before the second try; doubled each time, with jitter
+log = logging.getLogger("quadfleet.aws")
+T = TypeVar("T")
 
 
 class AwsError(QuadfleetError):
-    """An AWS call failed in a way that retries did not fix; the message says which and why."""
+    """An AWS call failed in a way that retries did not fix; the message says which and why, ``code`` is the
+    error code of AWS's answer (or "")."""
+
+    code = ""
+
+
+class TransientAwsError(AwsError, TransientError):
+    """An AWS call kept failing in a way a later try may cure (throttling, 5xx, cut answers, dropped
+    connections): the fleet gives the message back rather than count it against the input."""
+
+
+class CutAnswer(TransientError):
+    """An answer that lacks what it must hold (a response cut short, or empty): never taken at face value."""
+
+
+def aws_error(what: str, exc: BaseException) -> AwsError:
+    """``what: <one line about exc>`` as TransientAwsError or AwsError, as :func:`is_transient` says."""
+    cls = TransientAwsError if is_transient(exc) else AwsError
+    err = cls(f"{what}: {describe(exc)}")
+    err.code = error_code(exc)
+    return err
+
+
+def retried(fn: Callable[[], T], what: str, tries: int = TRIES, first_wait: float = FIRST_WAIT,
+            max_wait: float = 8.0) -> T:
+    """``fn()``, tried again (up to ``tries`` in all, with exponential backoff and jitter) while it fails
+    transiently; each retry is one log line. Raises TransientAwsError when the tries are spent, AwsError at
+    once for a permanent failure; other exceptions (FileNotFoundError for a missing key, bugs) pass through."""
+    for attempt in range(1, tries + 1):
+        try:
+            return fn()
+        except (TransientError, *io_errors()) as exc:
+            if isinstance(exc, AwsError):
+                raise
+            if not is_transient(exc):
+                raise aws_error(what, exc) from None
+            if attempt == tries:
+                err = TransientAwsError(f"{what}: {describe(exc)} (tried {tries} times)")
+                err.code = error_code(exc)
+                raise err from None
+            wait = min(max_wait, first_wait * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
+            log.warning("%s: %s; trying again in %.1f s (%d of %d)", what, describe(exc), wait, attempt + 1,
+                        tries)
+            time.sleep(wait)
+    raise AssertionError("unreachable")
 
 
 @functools.lru_cache(maxsize=None)
@@ -43,17 +100,40 @@ def region_of_queue(queue_url: str) -> str | None:
     return None
 
 
-def describe(exc: Exception) -> str:
-    """One line for an AWS failure, naming the error code; never credentials."""
+def describe(exc: BaseException, limit: int = 300) -> str:
+    """One line (at most ``limit`` characters) for an AWS failure, naming the error code; never credentials."""
     if isinstance(exc, botocore.exceptions.NoCredentialsError):
         return "no AWS credentials found (set them in the environment, a profile, or an instance role)"
     if isinstance(exc, botocore.exceptions.ClientError):
         err = exc.response.get("Error", {})
-        return f"{err.get('Code')}: {err.get('Message') or exc.response.get('ResponseMetadata', {}).get('HTTPStatusCode')}"
-    return f"{type(exc).__name__}: {exc}"
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        text = f"{err.get('Code')}: {err.get('Message') or status}"
+    elif isinstance(exc, QuadfleetError):
+        text = str(exc)
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return one_line(text, limit)
 
 
-def error_code(exc: Exception) -> str:
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line, cut to ``limit`` characters (a log line must stay a line, and short)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def require(resp: dict, key: str, context: str = ""):
+    """``resp[key]``, or CutAnswer if the answer lacks it (a cut or empty answer parses to {}); ``context``
+    prefixes the message (the caller's own ``what`` is said by :func:`retried`)."""
+    try:
+        return resp[key]
+    except (KeyError, TypeError):
+        prefix = f"{context}: " if context else ""
+        raise CutAnswer(f"{prefix}the answer holds no {key} (cut short or empty)") from None
+
+
+def error_code(exc: BaseException) -> str:
+    if isinstance(exc, AwsError):
+        return exc.code
     if isinstance(exc, botocore.exceptions.ClientError):
         return str(exc.response.get("Error", {}).get("Code", ""))
     return ""

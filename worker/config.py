@@ -23,7 +23,7 @@ from .errors import ConfigError
 _TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "limits", "output", "queue", "worker"}
 _TABLE_KEYS = {"limits": {"max_page_bytes", "page_seconds", "max_elements"}, "output": {"compresslevel"},
                "queue": {"visibility_timeout", "max_receive_count", "wait_time_seconds", "retry_delay"},
-               "worker": {"spot_endpoint", "spot_poll_interval", "autoscaling"}}
+               "worker": {"spot_endpoint", "spot_poll_interval", "autoscaling", "allow_http"}}
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class WorkerSettings:
     spot_endpoint: str = "auto"
     spot_poll_interval: float = 5.0
     autoscaling: str = "auto"  # scale-in protection and leaving the group (quadfleet.worker.asg)
+    allow_http: bool = False  # queue messages may name http:// inputs (else only s3:// and https://)
 
 
 @dataclass(frozen=True)
@@ -162,13 +163,16 @@ def _validate(raw: dict, where: str) -> Config:
     if not isinstance(autoscaling, str) or not (autoscaling in ("auto", "off")
                                                 or autoscaling.startswith(("http://", "https://"))):
         raise bad("worker.autoscaling", f'must be "auto", "off" or an http(s) URL, not {autoscaling!r}')
+    allow_http = w.get("allow_http", False)
+    if not isinstance(allow_http, bool):
+        raise bad("worker.allow_http", f"must be true or false, not {allow_http!r}")
     return Config(formats=tuple(formats), keep_all_predicates=raw["keep_all_predicates"],
                   prefilter=raw["prefilter"],
                   max_page_bytes=max_page, compresslevel=level, page_seconds=float(page_seconds),
                   max_elements=max_elements,
                   queue=QueueSettings(**{k: q.get(k, getattr(QueueSettings, k)) for k in ints}),
                   worker=WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval),
-                                        autoscaling=autoscaling))
+                                        autoscaling=autoscaling, allow_http=allow_http))
 
 
 def load_config(path: str | None = None, *, formats: list[str] | None = None,

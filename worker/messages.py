@@ -3,6 +3,10 @@
 A message names the input, the output prefix and the run, and nothing else: the run's manifest (under the
 output prefix) holds the configuration, so every worker extracts an input of a run the same way. A
 selection (records chosen through an index) adds ``ranges``: ``[[offset, length, url], ...]``, sorted.
+
+A message must not make a worker request arbitrary hosts: inputs are ``s3://`` or ``https://`` URLs, and
+``http://`` only where ``[worker] allow_http`` says so. Values quoted in a refusal are cut short (a refusal is
+logged, and a log line must stay short whatever a message holds).
 """
 from __future__ import annotations
 
@@ -16,6 +20,13 @@ from .ranges import MAX_RECORD
 VERSION = 1
 _KEYS = {"quadfleet", "run", "input", "input_id", "out"}
 MAX_RANGES = 10_000  # a message holding more was not made by quadfleet's enqueue
+SHOWN = 100  # characters of a value quoted in a refusal
+
+
+def shown(value, limit: int = SHOWN) -> str:
+    """``repr(value)``, cut to ``limit`` characters with the full length said: safe to log."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 class MalformedMessage(QuadfleetError):
@@ -43,14 +54,16 @@ def _ranges(value) -> tuple:
     for i, item in enumerate(value):
         if not (isinstance(item, list) and len(item) == 3 and all(type(x) is int for x in item[:2])
                 and isinstance(item[2], str) and item[0] >= 0 and 0 < item[1] <= MAX_RECORD):
-            raise MalformedMessage(f"ranges[{i}] is not [offset >= 0, length 1..{MAX_RECORD}, url]: {item!r:.80}")
+            raise MalformedMessage(f"ranges[{i}] is not [offset >= 0, length 1..{MAX_RECORD}, url]: {shown(item, 80)}")
         out.append((item[0], item[1], item[2]))
     if out != sorted(out):
         raise MalformedMessage("ranges are not sorted by offset")
     return tuple(out)
 
 
-def parse_message(body: str) -> WorkItem:
+def parse_message(body: str, allow_http: bool = False) -> WorkItem:
+    """The work item of a message body, or MalformedMessage saying what is wrong. ``allow_http``: accept
+    ``http://`` inputs too (``[worker] allow_http``)."""
     try:
         doc = json.loads(body)
     except (TypeError, ValueError) as exc:
@@ -60,20 +73,24 @@ def parse_message(body: str) -> WorkItem:
     if set(doc) - {"ranges"} != _KEYS:
         missing, extra = _KEYS - set(doc), set(doc) - _KEYS - {"ranges"}
         raise MalformedMessage("wrong keys" + (f"; missing {sorted(missing)}" if missing else "")
-                               + (f"; unexpected {sorted(extra)}" if extra else ""))
-    if doc["quadfleet"] != VERSION:
-        raise MalformedMessage(f"message version {doc['quadfleet']!r}, this worker reads version {VERSION}")
+                               + (f"; unexpected {shown(sorted(extra), 200)}" if extra else ""))
+    if type(doc["quadfleet"]) is not int or doc["quadfleet"] != VERSION:  # true == 1 in Python, not here
+        raise MalformedMessage(f"message version {shown(doc['quadfleet'])}, this worker reads version {VERSION}")
     for key in ("run", "input", "input_id", "out"):
         if not isinstance(doc[key], str) or not doc[key]:
             raise MalformedMessage(f"{key} must be a non-empty string")
-    if not doc["input"].startswith(("s3://", "https://", "http://")):
-        raise MalformedMessage(f"input {doc['input']!r} is not an s3:// or https:// URL")
+    schemes = ("s3://", "https://", "http://") if allow_http else ("s3://", "https://")
+    if not doc["input"].startswith(schemes):
+        if doc["input"].startswith("http://"):
+            raise MalformedMessage(f"input {shown(doc['input'])} is an http:// URL: this worker reads only "
+                                   "s3:// and https:// inputs ([worker] allow_http = true allows http://)")
+        raise MalformedMessage(f"input {shown(doc['input'])} is not an s3:// or https:// URL")
     if not doc["out"].startswith("s3://") or len(doc["out"]) <= 5:
-        raise MalformedMessage(f"out {doc['out']!r} is not an s3://BUCKET/PREFIX URL")
+        raise MalformedMessage(f"out {shown(doc['out'])} is not an s3://BUCKET/PREFIX URL")
     ranges = _ranges(doc["ranges"]) if "ranges" in doc else None
     expected = input_id(doc["input"]) if ranges is None else selection_id(doc["input"], ranges)
     if doc["input_id"] != expected:
         what = "input" if ranges is None else "selection of input"
-        raise MalformedMessage(f"input_id {doc['input_id']!r} does not belong to {what} {doc['input']!r}")
+        raise MalformedMessage(f"input_id {shown(doc['input_id'])} does not belong to {what} {shown(doc['input'])}")
     return WorkItem(run=doc["run"], spec=InputSpec(uri=doc["input"], id=doc["input_id"], ranges=ranges),
                     out=doc["out"])

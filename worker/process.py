@@ -8,6 +8,7 @@ import os
 import platform
 import socket
 import time
+import uuid
 from collections import Counter
 from datetime import datetime, timezone
 from importlib import metadata
@@ -194,7 +195,10 @@ def process_input(spec: InputSpec, store, config: Config,
     }
     store.put_bytes(stats_key(spec.id), json.dumps(doc, indent=1, sort_keys=False).encode())
     store.delete(error_key(spec.id))
-    if not store.put_marker(done_key(spec.id), json.dumps({"finished": doc["finished"]}).encode()):
+    # The marker names the attempt that wrote it: a PUT whose answer was lost and that is sent again gets 412
+    # from its own marker, and only its bytes tell it from another attempt's (a duplicate delivery).
+    marker = {"finished": doc["finished"], "worker": worker_name(), "attempt": uuid.uuid4().hex}
+    if not store.put_marker(done_key(spec.id), json.dumps(marker).encode()):
         stats.committed_by_other = True  # another attempt committed first (duplicate delivery)
     return stats
 

@@ -11,14 +11,14 @@ import json
 from dataclasses import dataclass
 
 from .config import Config, config_from_json
-from .errors import QuadfleetError
+from .errors import QuadfleetError, TransientError
 
 MANIFEST_KEY = "manifest.json"
 INPUTS_FOLDER = "manifest/"
 
 
 class RunError(QuadfleetError):
-    pass
+    """No run manifest, or not a valid one: retrying cannot help (a fleet worker dead-letters the message)."""
 
 
 @dataclass(frozen=True)
@@ -33,11 +33,23 @@ class Manifest:
 
 
 def load_manifest(store) -> Manifest | None:
+    """The run under ``store``, or None. A read that fails transiently, or gives bytes that do not parse and
+    that a second read does not give again (an answer cut short), raises TransientError, never RunError:
+    only a manifest that is stored broken is refused."""
     try:
-        doc = json.loads(store.read_bytes(MANIFEST_KEY))
+        data = store.read_bytes(MANIFEST_KEY)
     except FileNotFoundError:
         return None
+    try:
+        doc = json.loads(data)
     except ValueError as exc:
+        try:
+            again = store.read_bytes(MANIFEST_KEY)
+        except FileNotFoundError:
+            again = None
+        if again != data:
+            raise TransientError(f"{store.url}/{MANIFEST_KEY}: two reads gave different bytes "
+                                 "(an answer cut short?)") from None
         raise RunError(f"{store.url}/{MANIFEST_KEY}: not valid JSON: {exc}") from None
     try:
         return Manifest(run=doc["run"], config=config_from_json(doc["config"]), created=doc["created"])

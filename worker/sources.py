@@ -8,20 +8,31 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .errors import ArchiveError, InputError, InputMissing, RangeUnsatisfiable
+from .errors import (ArchiveError, InputError, InputMissing, RangeUnsatisfiable, TransientError, io_errors,
+                     is_transient)
 
 
-def read_small(location: str) -> tuple[bytes, str | None, str]:
-    """(body, content type, URL) of one page: a local file or an http(s) URL (for ``quadfleet page``)."""
+def read_small(location: str, limit: int | None = None) -> tuple[bytes, str | None, str]:
+    """(body, content type, URL) of one page: a local file or an http(s) URL (for ``quadfleet page``).
+
+    At most ``limit`` bytes are read (the page size limit): a larger page is refused, not loaded."""
+    def bounded(stream) -> bytes:
+        data = stream.read() if limit is None else stream.read(limit + 1)
+        if limit is not None and len(data) > limit:
+            raise InputError(f"{location}: larger than the page size limit ({limit:,} bytes, "
+                             "limits.max_page_bytes): not read")
+        return data
+
     if location.startswith(("http://", "https://")):
         try:
             with urllib.request.urlopen(location, timeout=30) as resp:
-                return resp.read(), resp.headers.get("Content-Type"), resp.geturl()
+                return bounded(resp), resp.headers.get("Content-Type"), resp.geturl()
         except (OSError, ValueError) as exc:
             raise InputError(f"{location}: cannot fetch: {exc}") from None
     path = Path(location[7:] if location.startswith("file://") else location)
     try:
-        return path.read_bytes(), None, path.resolve().as_uri()
+        with open(path, "rb") as fh:
+            return bounded(fh), None, path.resolve().as_uri()
     except OSError as exc:
         raise InputError(f"{location}: cannot read: {exc.strerror or exc}") from None
 
@@ -47,20 +58,11 @@ class CountingReader:
         self.raw.close()
 
 
-# Read failures that a new connection can cure: resume at the byte we reached. Anything else is raised.
-def _retryable_read_errors() -> tuple[type[BaseException], ...]:
-    import botocore.exceptions
-    import urllib3.exceptions
-
-    return (ConnectionError, TimeoutError, http.client.IncompleteRead, http.client.RemoteDisconnected,
-            urllib3.exceptions.ProtocolError, urllib3.exceptions.ReadTimeoutError,
-            botocore.exceptions.ResponseStreamingError, botocore.exceptions.IncompleteReadError,
-            botocore.exceptions.ReadTimeoutError, botocore.exceptions.ConnectionClosedError)
-
-
 class ResumingReader:
     """A network stream that survives dropped connections by reopening at the current offset (a Range
-    request, pinned to the same object version by its ETag). Up to ``max_resumes`` times per input."""
+    request, pinned to the same object version by its ETag). Up to ``max_resumes`` times per input, then
+    TransientError. Which read failures a new connection may cure is the call of
+    :func:`quadfleet.worker.errors.is_transient`; anything else is raised as it is."""
 
     def __init__(self, name: str, open_at, max_resumes: int = 5, backoff: float = 0.5):
         self.name = name
@@ -69,7 +71,6 @@ class ResumingReader:
         self.backoff = backoff
         self.pos = 0
         self.resumes = 0
-        self.retryable = _retryable_read_errors()
         self.raw, self.size = open_at(0)
 
     def read(self, n: int = -1) -> bytes:
@@ -81,11 +82,19 @@ class ResumingReader:
                     raise ConnectionError(f"connection closed at byte {self.pos} of {self.size}")
                 self.pos += len(data)
                 return data
-            except self.retryable as exc:
+            except io_errors() as exc:
+                if not is_transient(exc):
+                    raise
+                import botocore.exceptions
+
+                if isinstance(exc, (botocore.exceptions.FlexibleChecksumError, botocore.exceptions.ChecksumError)):
+                    # said at the end of a whole read, its bytes already handed on: resuming would hide it
+                    raise TransientError(f"{self.name}: the body does not match its checksum") from None
                 self.resumes += 1
                 if self.resumes > self.max_resumes:
-                    raise ArchiveError(f"connection dropped {self.resumes} times; last: "
-                                       f"{type(exc).__name__}: {exc}") from None
+                    last = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+                    raise TransientError(f"{self.name}: connection dropped {self.resumes} times; "
+                                         f"last: {last}") from None
                 try:
                     self.raw.close()
                 except Exception:
@@ -118,9 +127,11 @@ def _open_http(uri: str, start: int = 0, end: int | None = None, state: dict | N
                 raise InputMissing(f"{uri}: cannot fetch: HTTP Error {exc.code}: {exc.reason}") from None
             if exc.code == 416:
                 raise RangeUnsatisfiable(f"{uri}: bytes {start + pos}- are beyond the end of the file") from None
-            raise InputError(f"{uri}: cannot fetch: HTTP Error {exc.code}: {exc.reason}") from None
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{uri}: cannot fetch: {exc}") from None
+            cls = TransientError if is_transient(exc) else InputError
+            raise cls(f"{uri}: cannot fetch: HTTP Error {exc.code}: {exc.reason}") from None
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            cls = TransientError if is_transient(exc) else InputError
+            raise cls(f"{uri}: cannot fetch: {exc}") from None
         if ranged and resp.status != 206:
             resp.close()
             if pos:
@@ -160,12 +171,17 @@ def _open_s3(uri: str, start: int = 0, end: int | None = None, state: dict | Non
                 raise InputMissing(f"{uri}: S3 said {describe(exc)}") from None
             if error_code(exc) in ("InvalidRange", "416"):
                 raise RangeUnsatisfiable(f"{uri}: bytes {start + pos}- are beyond the end of the object") from None
-            raise InputError(f"{uri}: S3 said {describe(exc)}") from None
+            cls = TransientError if is_transient(exc) else InputError
+            raise cls(f"{uri}: S3 said {describe(exc)}") from None
         except botocore.exceptions.NoCredentialsError:
             raise InputError(f"{uri}: no AWS credentials found (configure them, or read Common Crawl "
                              "over https://data.commoncrawl.org/ with --prefix)") from None
-        except botocore.exceptions.BotoCoreError as exc:
-            raise InputError(f"{uri}: cannot reach S3: {exc}") from None
+        except io_errors() as exc:
+            cls = TransientError if is_transient(exc) else InputError
+            raise cls(f"{uri}: cannot reach S3: {describe(exc)}") from None
+        if "ContentLength" not in resp or not resp.get("ETag"):
+            resp["Body"].close()
+            raise TransientError(f"{uri}: S3's answer has no Content-Length or ETag (cut short)")
         if "etag" not in state:
             state["etag"] = resp.get("ETag")
         return resp["Body"], pos + resp["ContentLength"] if "ContentLength" in resp else None

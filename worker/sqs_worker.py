@@ -1,8 +1,22 @@
 """A fleet worker: take one message, extract its input to S3, commit, and only then delete the message.
 
-The lifecycle reads top to bottom: ``work`` → ``receive`` → ``handle`` → ``process`` → ``succeed`` /
-``fail`` / ``release``. Delivery is at least once, so everything is idempotent: a message whose input is
-already committed is deleted without work, and the commit marker (If-None-Match: *) lets one attempt win.
+The lifecycle reads top to bottom: ``work`` → ``receive`` → ``handle`` → ``attempt`` → ``settle``:
+``succeed`` / ``fail`` / ``reject`` / ``requeue`` / ``release``. Delivery is at least once, so everything is
+idempotent: a message whose input is already committed is deleted without work, and the commit marker
+(If-None-Match: *) lets one attempt win.
+
+Failures are told apart once (:func:`quadfleet.worker.errors.is_transient`):
+
+- transient (a cut or empty answer, a dropped connection, a timeout, throttling, a 5xx): each S3 and SQS call
+  is tried again where it failed; if the input still fails, the attempt is tried again within the same
+  receive (``TRANSIENT_TRIES``, with backoff); if it still fails, the message goes back to the queue as a
+  fresh copy (its receive count starts again) and errors/<id>.json says ``"transient": true``. SQS counts
+  receives, not failures: so a transient failure never spends the message's receive budget, and never
+  dead-letters a good input.
+- a failure of the input (a broken archive, access denied): errors/<id>.json, and the message comes back after
+  ``retry_delay``; after the queue's maxReceiveCount receives the redrive policy dead-letters it.
+- permanent (a malformed message, an input that does not exist, no run manifest): recorded and
+  dead-lettered at once.
 
 Shutdown has two stages. The first SIGTERM/SIGINT (or a spot notice) stops receiving; a message in hand is
 released at once (visibility 0) for another worker, and the process exits 0. A long poll in progress is
@@ -18,6 +32,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import shutil
 import signal
 import tempfile
@@ -25,18 +40,22 @@ import threading
 import time
 from dataclasses import dataclass
 
-import botocore.exceptions
-
-from .aws import AwsError, client, describe, error_code, region_of_queue
+from .aws import AwsError, CutAnswer, client, describe, error_code, one_line, region_of_queue, require, retried
 from .config import Config
-from .errors import InputMissing, Interrupted, QuadfleetError
-from .messages import MalformedMessage, WorkItem, parse_message
-from .outputs import done_key
+from .errors import InputMissing, Interrupted, QuadfleetError, io_errors, is_transient
+from .messages import MalformedMessage, WorkItem, parse_message, shown
 from .process import _now, process_input, record_failure, versions, worker_name
 from .runs import Manifest, RunError, load_manifest
 from .s3store import S3Store
+from .stats import FileStats
 
 log = logging.getLogger("quadfleet.worker")
+
+TRANSIENT_TRIES = 3    # tries of an input within one receive while it fails transiently
+TRANSIENT_WAIT = 2.0   # seconds before the second of them, doubled each time (with jitter)
+QUEUE_TRIES = 6        # tries to read the queue's settings (0.5 s, doubled: about 15 s) before giving up
+REQUEUED = "quadfleet-requeued"  # message attribute: how often transient failures sent the message back
+REASON_CHARS = 500     # of a reason in a log line (the error record keeps more)
 
 
 @dataclass
@@ -45,6 +64,7 @@ class Received:
     receipt: str  # the handle of this receive: the only one valid for heartbeats and deletes
     body: str
     receive_count: int
+    requeued: int = 0  # times a transient failure sent this input back as a fresh copy
 
 
 @dataclass(frozen=True)
@@ -55,24 +75,44 @@ class QueueInfo:
     max_receive_count: int | None
 
 
-def queue_info(sqs, queue_url: str) -> QueueInfo:
-    try:
-        attrs = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["VisibilityTimeout", "RedrivePolicy"])
-    except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
-        raise AwsError(f"{queue_url}: cannot read the queue: {describe(exc)}") from None
-    attrs = attrs.get("Attributes", {})
-    dlq_url = max_receives = None
-    if "RedrivePolicy" in attrs:
-        policy = json.loads(attrs["RedrivePolicy"])
-        arn = policy.get("deadLetterTargetArn", "")
-        max_receives = int(policy.get("maxReceiveCount", 0)) or None
-        parts = arn.split(":")
-        if len(parts) == 6:
+@dataclass
+class Outcome:
+    """How an attempt at a message ended: committed, release, reject, permanent, failed or transient."""
+    kind: str
+    reason: str = ""
+    stats: FileStats | None = None
+
+
+def queue_info(sqs, queue_url: str, tries: int = QUEUE_TRIES) -> QueueInfo:
+    """The queue's settings as SQS gives them, never guessed: an answer without them (cut short, empty) or a
+    transient failure is tried again, up to ``tries`` times, then TransientAwsError; AwsError at once if the
+    queue does not exist or cannot be read."""
+    what = f"{queue_url}: cannot read the queue"
+
+    def read() -> QueueInfo:
+        resp = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["VisibilityTimeout", "RedrivePolicy"])
+        attrs = require(resp, "Attributes")
+        timeout = require(attrs, "VisibilityTimeout")
+        dlq_url = max_receives = None
+        if "RedrivePolicy" in attrs:
             try:
-                dlq_url = sqs.get_queue_url(QueueName=parts[5], QueueOwnerAWSAccountId=parts[4])["QueueUrl"]
-            except botocore.exceptions.ClientError as exc:
-                log.warning("dead-letter queue %s not found: %s", arn, describe(exc))
-    return QueueInfo(queue_url, int(attrs.get("VisibilityTimeout", 30)), dlq_url, max_receives)
+                policy = json.loads(attrs["RedrivePolicy"])
+                arn = str(policy.get("deadLetterTargetArn", ""))
+                max_receives = int(policy.get("maxReceiveCount", 0)) or None
+            except (ValueError, TypeError, AttributeError):
+                raise CutAnswer(f"its RedrivePolicy is not readable: {shown(attrs['RedrivePolicy'])}") from None
+            parts = arn.split(":")
+            if len(parts) == 6:
+                try:
+                    found = sqs.get_queue_url(QueueName=parts[5], QueueOwnerAWSAccountId=parts[4])
+                    dlq_url = require(found, "QueueUrl", f"its dead-letter queue {arn}")
+                except io_errors() as exc:
+                    if is_transient(exc):
+                        raise
+                    log.warning("dead-letter queue %s not found: %s", arn, describe(exc))
+        return QueueInfo(queue_url, int(timeout), dlq_url, max_receives)
+
+    return retried(read, what, tries=tries, first_wait=0.5)
 
 
 class Heartbeat:
@@ -96,12 +136,13 @@ class Heartbeat:
         interval = max(self.timeout / 3.0, 0.5)
         while not self._stop.wait(interval):
             try:
-                self.sqs.change_message_visibility(QueueUrl=self.queue_url, ReceiptHandle=self.msg.receipt,
-                                                   VisibilityTimeout=self.timeout)
+                retried(lambda: self.sqs.change_message_visibility(
+                    QueueUrl=self.queue_url, ReceiptHandle=self.msg.receipt, VisibilityTimeout=self.timeout),
+                    f"heartbeat for {self.msg.message_id}", tries=3, first_wait=min(0.25, interval / 8))
                 self.beats += 1
-            except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
+            except AwsError as exc:
                 # The message may have gone to another worker; the commit marker keeps the outcome right.
-                log.warning("heartbeat for %s failed: %s", self.msg.message_id, describe(exc))
+                log.warning("%s", exc)
                 if error_code(exc) in ("ReceiptHandleIsInvalid", "InvalidParameterValue"):
                     return
 
@@ -145,6 +186,8 @@ class Worker:
                     self.guard.taken()
                 try:
                     self.handle(msg)
+                except Exception:  # a bug must cost this message (it comes back), not the worker
+                    log.exception("message %s: internal error", msg.message_id)
                 finally:
                     if self.guard:
                         self.guard.done()
@@ -162,18 +205,23 @@ class Worker:
             return None
         try:
             resp = self.sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=1,
-                                            WaitTimeSeconds=wait,
+                                            WaitTimeSeconds=wait, MessageAttributeNames=[REQUEUED],
                                             MessageSystemAttributeNames=["ApproximateReceiveCount"])
-        except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
+        except io_errors() as exc:
             log.warning("receive failed: %s", describe(exc))
-            time.sleep(min(5.0, max(wait, 1)))
+            self._sleep(min(5.0, max(wait, 1)))
             return None
-        messages = resp.get("Messages", [])
+        messages = resp.get("Messages") or []  # an answer cut short parses as none
         if not messages:
             return None
         m = messages[0]
+        if not m.get("MessageId") or not m.get("ReceiptHandle"):
+            log.warning("receive: a message without id or receipt handle (an answer cut short): it comes back "
+                        "when its visibility times out")
+            return None
         msg = Received(m["MessageId"], m["ReceiptHandle"], m.get("Body", ""),
-                       int(m.get("Attributes", {}).get("ApproximateReceiveCount", 1)))
+                       _int(m.get("Attributes", {}).get("ApproximateReceiveCount"), 1),
+                       _int(m.get("MessageAttributes", {}).get(REQUEUED, {}).get("StringValue"), 0))
         if self.stopping:  # the signal came while the poll was waiting: hand it back
             # Our sibling processes stop at the same moment and their polls may still be waiting: a message
             # visible at once could bounce between them, each receive counting towards the dead-letter queue.
@@ -184,83 +232,120 @@ class Worker:
 
     def handle(self, msg: Received) -> None:
         try:
-            item = parse_message(msg.body)
+            item = parse_message(msg.body, allow_http=self.config.worker.allow_http)
         except MalformedMessage as exc:
             self.reject(msg, f"malformed message: {exc}", out=_out_of(msg.body))
             return
+        started = time.monotonic()
+        with Heartbeat(self.sqs, self.queue_url, msg, self.queue.visibility_timeout):
+            outcome = self.attempt(item)
+        self.settle(msg, item, outcome, time.monotonic() - started)
+
+    def attempt(self, item: WorkItem) -> Outcome:
+        """Read the run's manifest and process the input; a transient failure is tried again within this
+        receive (``TRANSIENT_TRIES`` in all, with backoff), so that it does not cost one of its receives."""
         try:
             store = S3Store(item.out, scratch=self.scratch)
-            manifest = self.manifest_for(store, item)
-            if store.exists(done_key(item.spec.id)):
-                log.info("%s: already committed: deleting the duplicate message", item.spec.id)
-                self.delete(msg)
-                return
-        except RunError as exc:
-            self.reject(msg, str(exc), out=item.out)
-            return
-        except QuadfleetError as exc:
-            self.fail(msg, item, None, f"cannot reach the output: {exc}")
-            return
-        self.process(msg, item, store, manifest)
+        except ValueError as exc:
+            return Outcome("reject", f"out: {exc}")
+        for tries in range(1, TRANSIENT_TRIES + 1):
+            try:
+                manifest = self.manifest_for(store, item)
+                return Outcome("committed", stats=process_input(item.spec, store, manifest.config,
+                                                                stop=lambda: self.stopping))
+            except Interrupted:
+                return Outcome("release")
+            except RunError as exc:
+                return Outcome("reject", str(exc))
+            except InputMissing as exc:
+                return Outcome("permanent", str(exc))
+            except MemoryError:
+                return Outcome("failed", "out of memory")
+            except Exception as exc:  # classified here, once: transient, a failure of the input, or a bug
+                if not is_transient(exc):
+                    if isinstance(exc, QuadfleetError):
+                        return Outcome("failed", str(exc))
+                    log.exception("%s: internal error", item.spec.id)  # a bug: its traceback is worth reading
+                    return Outcome("failed", f"internal error {type(exc).__name__}: {exc}")
+                if self.stopping:
+                    return Outcome("release")
+                if tries == TRANSIENT_TRIES:
+                    return Outcome("transient", describe(exc, 2000))
+                wait = TRANSIENT_WAIT * 2 ** (tries - 1) * random.uniform(0.75, 1.0)
+                log.warning("%s: transient failure (try %d of %d): %s; trying again in %.1f s", item.spec.id,
+                            tries, TRANSIENT_TRIES, describe(exc, REASON_CHARS), wait)
+                self._sleep(wait)
+                if self.stopping:
+                    return Outcome("release")
+        raise AssertionError("unreachable")
 
-    def process(self, msg: Received, item: WorkItem, store: S3Store, manifest: Manifest) -> None:
-        started = time.monotonic()
-        try:
-            with Heartbeat(self.sqs, self.queue_url, msg, self.queue.visibility_timeout):
-                stats = process_input(item.spec, store, manifest.config, stop=lambda: self.stopping)
-        except Interrupted:
+    def settle(self, msg: Received, item: WorkItem, outcome: Outcome, seconds: float) -> None:
+        kind = outcome.kind
+        if kind == "committed":
+            self.succeed(msg, item, outcome.stats, seconds)
+        elif kind == "release":
             log.info("%s: interrupted: releasing the message", item.spec.id)
             self.release(msg)
-            return
-        except InputMissing as exc:
-            self.fail(msg, item, store, str(exc), permanent=True)
-            return
-        except QuadfleetError as exc:
-            self.fail(msg, item, store, str(exc))
-            return
-        except MemoryError:
-            self.fail(msg, item, store, "out of memory")
-            return
-        except Exception as exc:  # a bug must cost this attempt, not the worker
-            log.exception("%s: internal error", item.spec.id)
-            self.fail(msg, item, store, f"internal error {type(exc).__name__}: {exc}")
-            return
-        self.succeed(msg, item, stats, time.monotonic() - started)
+        elif kind == "reject":
+            self.reject(msg, outcome.reason, out=item.out)
+        elif kind == "transient":
+            self.requeue(msg, item, outcome.reason)
+        else:
+            self.fail(msg, item, outcome.reason, permanent=kind == "permanent")
 
     def succeed(self, msg: Received, item: WorkItem, stats, seconds: float) -> None:
         self.delete(msg)
         self.done += 1
         if stats is None:
-            log.info("%s: already committed", item.spec.id)
+            log.info("%s: already committed: deleting the duplicate message", item.spec.id)
         elif stats.committed_by_other:
             log.info("%s: another attempt committed first; ours stands down", item.spec.id)
         else:
             log.info("committed %s: %d pages, %d triples, %.1f s", item.spec.id, stats.html_pages,
                      stats.triples, seconds)
 
-    def fail(self, msg: Received, item: WorkItem, store: S3Store | None, reason: str,
-             permanent: bool = False) -> None:
+    def fail(self, msg: Received, item: WorkItem, reason: str, permanent: bool = False) -> None:
         """Record why, then let the message come back for another try (the queue's redrive policy sends
         it to the dead-letter queue after maxReceiveCount receives), or dead-letter it now if retrying
         cannot help."""
         self.failed += 1
-        log.warning("%s: attempt %d failed: %s", item.spec.id, msg.receive_count, reason)
-        if store is not None:
-            try:
-                record_failure(item.spec, store, reason, attempt=msg.receive_count, message_id=msg.message_id,
-                               permanent=permanent, max_receive_count=self.queue.max_receive_count)
-            except QuadfleetError as exc:
-                log.warning("%s: cannot write the error record: %s", item.spec.id, exc)
+        log.warning("%s: attempt %d failed: %s", item.spec.id, msg.receive_count, one_line(reason, REASON_CHARS))
+        self._record(msg, item, reason, permanent=permanent, transient=False)
         if permanent:
             self.dead_letter(msg, reason)
         else:
             self.set_visibility(msg, self.config.queue.retry_delay)
 
+    def requeue(self, msg: Received, item: WorkItem, reason: str) -> None:
+        """A transient failure that outlasted this receive's tries: record it, send the message again as a
+        fresh copy (after ``retry_delay``; its receive count starts again) and delete this one, so that the
+        redrive policy never counts it. If the copy cannot be sent, the message is made visible again instead
+        (this receive then counts)."""
+        self.failed += 1
+        requeued = msg.requeued + 1
+        log.warning("%s: transient failure, %d tries: %s; back to the queue (time %d)", item.spec.id,
+                    TRANSIENT_TRIES, one_line(reason, REASON_CHARS), requeued)
+        self._record(msg, item, reason, permanent=False, transient=True, requeued=requeued)
+        if self.queue_url.endswith(".fifo"):  # no per-message delay there, and a group id to keep
+            self.set_visibility(msg, self.config.queue.retry_delay)
+            return
+        what = f"message {msg.message_id}: send it back"
+        try:
+            retried(lambda: require(self.sqs.send_message(
+                QueueUrl=self.queue_url, MessageBody=msg.body, DelaySeconds=min(self.config.queue.retry_delay, 900),
+                MessageAttributes={REQUEUED: {"DataType": "Number", "StringValue": str(requeued)}}),
+                "MessageId"), what)
+        except AwsError as exc:
+            log.warning("%s; making it visible again instead (this receive counts)", exc)
+            self.set_visibility(msg, self.config.queue.retry_delay)
+            return
+        self.delete(msg)
+
     def reject(self, msg: Received, reason: str, out: str | None) -> None:
         """A message we must never retry: record it (under its output prefix if it names one, and on the
         dead-letter copy), and take it off the work queue."""
         self.failed += 1
-        log.warning("message %s rejected: %s", msg.message_id, reason)
+        log.warning("message %s rejected: %s", msg.message_id, one_line(reason, REASON_CHARS))
         if out:
             try:
                 doc = {"message_id": msg.message_id, "reason": reason, "body": msg.body[:10000],
@@ -268,20 +353,31 @@ class Worker:
                 S3Store(out, scratch=self.scratch).put_bytes(f"errors/messages/{msg.message_id}.json",
                                                              json.dumps(doc, indent=1).encode())
             except (QuadfleetError, ValueError) as exc:
-                log.warning("cannot record rejected message %s: %s", msg.message_id, exc)
+                log.warning("cannot record rejected message %s: %s", msg.message_id, one_line(str(exc)))
         self.dead_letter(msg, reason)
 
-    # -- queue operations --------------------------------------------------------------------------------
+    def _record(self, msg: Received, item: WorkItem, reason: str, **extra) -> None:
+        """errors/<id>.json (``transient`` says whether a later try may succeed; ``permanent``, whether the
+        input was dead-lettered at once)."""
+        try:
+            record_failure(item.spec, S3Store(item.out, scratch=self.scratch), reason, attempt=msg.receive_count,
+                           message_id=msg.message_id, max_receive_count=self.queue.max_receive_count, **extra)
+        except (QuadfleetError, ValueError) as exc:
+            log.warning("%s: cannot write the error record: %s", item.spec.id, one_line(str(exc)))
+
+    # -- queue operations (each retried on transient failures) ------------------------------------------
 
     def dead_letter(self, msg: Received, reason: str) -> None:
         if self.queue.dead_letter_url:
+            what = f"message {msg.message_id}: dead-letter it"
             try:
-                self.sqs.send_message(QueueUrl=self.queue.dead_letter_url, MessageBody=msg.body or "(empty)",
-                                      MessageAttributes={"quadfleet-error": {"DataType": "String",
-                                                                              "StringValue": reason[:1000]}})
-            except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
-                log.warning("cannot dead-letter %s (%s): leaving it to the redrive policy", msg.message_id,
-                            describe(exc))
+                retried(lambda: require(self.sqs.send_message(
+                    QueueUrl=self.queue.dead_letter_url, MessageBody=msg.body or "(empty)",
+                    MessageAttributes={"quadfleet-error": {"DataType": "String",
+                                                           "StringValue": one_line(reason, 1000)}}),
+                    "MessageId"), what)
+            except AwsError as exc:
+                log.warning("%s; leaving it to the redrive policy", exc)
                 return
         else:
             log.warning("no dead-letter queue: message %s is dropped after its error record", msg.message_id)
@@ -289,20 +385,22 @@ class Worker:
 
     def delete(self, msg: Received) -> None:
         try:
-            self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=msg.receipt)
-        except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
+            retried(lambda: self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=msg.receipt),
+                    f"cannot delete message {msg.message_id}")
+        except AwsError as exc:
             # Committed work is safe; a redelivery will be deleted as a duplicate.
-            log.warning("cannot delete message %s: %s", msg.message_id, describe(exc))
+            log.warning("%s", exc)
 
     def release(self, msg: Received) -> None:
         self.set_visibility(msg, 0)
 
     def set_visibility(self, msg: Received, seconds: int) -> None:
         try:
-            self.sqs.change_message_visibility(QueueUrl=self.queue_url, ReceiptHandle=msg.receipt,
-                                               VisibilityTimeout=seconds)
-        except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
-            log.warning("cannot change visibility of %s: %s", msg.message_id, describe(exc))
+            retried(lambda: self.sqs.change_message_visibility(QueueUrl=self.queue_url, ReceiptHandle=msg.receipt,
+                                                               VisibilityTimeout=seconds),
+                    f"cannot change the visibility of message {msg.message_id}")
+        except AwsError as exc:
+            log.warning("%s", exc)
 
     # -- helpers ---------------------------------------------------------------------------------------
 
@@ -311,11 +409,17 @@ class Worker:
         if manifest is None or manifest.run != item.run:
             manifest = load_manifest(store)
             if manifest is None:
-                raise RunError(f"{item.out}: no run manifest (was this prefix made by quadfleet enqueue?)")
+                raise RunError(f"{shown(item.out)}: no run manifest (was this prefix made by quadfleet enqueue?)")
             self.manifests[item.out] = manifest
         if manifest.run != item.run:
-            raise RunError(f"message of run {item.run!r}, but {item.out} holds run {manifest.run!r}")
+            raise RunError(f"message of run {shown(item.run)}, but {shown(item.out)} holds run {manifest.run!r}")
         return manifest
+
+    def _sleep(self, seconds: float) -> None:
+        """Sleep, but not past a stop request."""
+        deadline = time.monotonic() + seconds
+        while not self.stopping and time.monotonic() < deadline:
+            time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
 
     def request_stop(self, *_args) -> None:
         self.stopping = True
@@ -335,6 +439,13 @@ class Worker:
         signal.signal(signal.SIGTERM, handler)
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a supervised child leaves SIGINT alone
             signal.signal(signal.SIGINT, handler)
+
+
+def _int(value, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
 
 
 def _out_of(body: str) -> str | None:

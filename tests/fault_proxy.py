@@ -1,0 +1,310 @@
+"""A fault-injecting HTTP proxy for fleet tests: put it between boto3 clients (``AWS_ENDPOINT_URL``) and a moto
+server, and it forwards every request, except those a rule picks, which get a fault instead.
+
+Faults (``Rule.kinds``; one is drawn per injected fault):
+
+- ``slowdown``: throttling: S3 answers 503 ``SlowDown``, SQS 400 ``ThrottlingException`` (request not forwarded)
+- ``error500``: 500 ``InternalError`` (request not forwarded)
+- ``drop``: the connection is closed before the request is forwarded (nothing answered, nothing done)
+- ``drop_after``: the request is forwarded (it takes effect), then the connection closes with no answer: a
+  response lost on the way back, e.g. a PUT that succeeded and a client that retries it
+- ``cut_header``: forwarded, then the answer breaks off inside its status line or headers
+- ``cut_body``: forwarded, the headers sent whole (with the true Content-Length), the body cut part-way
+- ``truncate``: forwarded, the body cut part-way and the connection closed, but sent without Content-Length
+  (close-delimited), so the HTTP layer cannot tell: the client sees a short but complete-looking answer
+- ``empty``: forwarded, then answered 200 with an empty body
+- ``delay``: forwarded after ``Rule.delay`` seconds (answered whole)
+
+A rule matches requests by method, path (a regex searched in the path), query (a regex searched in the query
+string) and SQS action (a regex matched in full against the action of ``X-Amz-Target: AmazonSQS.<Action>`` or
+an ``Action=`` parameter), fires with probability ``rate`` (a seeded generator), skips the first ``skip``
+matching requests and injects at most ``times`` faults. Rules are tried in order; the first that fires wins.
+Every fault is counted (``proxy.injected``, by kind, and ``rule.injected``) and logged (``proxy.faults``).
+Only 127.0.0.1; every socket has a timeout, so no thread waits for ever.
+
+    with FaultProxy(moto_endpoint, [Rule(("cut_body",), path=r"/manifest\\.json$", times=2)], seed=1) as proxy:
+        env = fleet_env(proxy.url)   # worker processes talk to the proxy
+        ...
+        assert proxy.injected["cut_body"] == 2
+"""
+from __future__ import annotations
+
+import http.client
+import http.server
+import json
+import random
+import re
+import socket
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs, urlsplit
+
+KINDS = ("slowdown", "error500", "drop", "drop_after", "cut_header", "cut_body", "truncate", "empty", "delay")
+_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "expect"}
+
+
+@dataclass
+class Request:
+    """What a rule sees of a request."""
+    method: str
+    path: str
+    query: str
+    action: str  # the SQS action, or ""
+    headers: dict
+    body: bytes
+
+
+@dataclass
+class Rule:
+    kinds: tuple[str, ...]
+    rate: float = 1.0
+    method: str | None = None
+    path: str | None = None
+    query: str | None = None
+    action: str | None = None
+    skip: int = 0
+    times: int | None = None
+    delay: float = 0.5
+    enabled: bool = True
+    seen: int = field(default=0, init=False)      # matching requests
+    injected: int = field(default=0, init=False)  # faults this rule injected
+
+    def __post_init__(self):
+        if isinstance(self.kinds, str):
+            self.kinds = (self.kinds,)
+        unknown = set(self.kinds) - set(KINDS)
+        if unknown or not self.kinds:
+            raise ValueError(f"unknown fault kinds {sorted(unknown)} (known: {', '.join(KINDS)})")
+        if not 0 <= self.rate <= 1:
+            raise ValueError(f"rate {self.rate} is not a probability")
+
+    def matches(self, req: Request) -> bool:
+        return (self.enabled
+                and (self.method is None or req.method == self.method.upper())
+                and (self.path is None or re.search(self.path, req.path) is not None)
+                and (self.query is None or re.search(self.query, req.query) is not None)
+                and (self.action is None or re.fullmatch(self.action, req.action) is not None))
+
+
+class FaultProxy:
+    def __init__(self, upstream: str, rules: list[Rule] | tuple[Rule, ...] = (), seed: int = 0,
+                 timeout: float = 60.0):
+        parts = urlsplit(upstream)
+        if parts.hostname != "127.0.0.1":
+            raise ValueError(f"{upstream}: the fault proxy forwards to 127.0.0.1 only")
+        self.upstream = (parts.hostname, parts.port or 80)
+        self.rules = list(rules)
+        self.rng = random.Random(seed)
+        self.timeout = timeout
+        self.lock = threading.Lock()
+        self.injected: Counter = Counter()
+        self.faults: list[dict] = []  # {"time", "kind", "method", "path", "action"} of each fault
+        self.requests = 0
+        self.actions: Counter = Counter()  # requests by SQS action or "METHOD s3"
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as AWS endpoints: a fault must break a live connection
+
+            def log_message(self, *args):
+                pass
+
+            def setup(self):
+                super().setup()
+                self.connection.settimeout(proxy.timeout)
+
+            def do_GET(self):
+                proxy._handle(self)
+
+            do_PUT = do_POST = do_DELETE = do_HEAD = do_GET
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.server.block_on_close = False
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, name="fault-proxy", daemon=True)
+        self._thread.start()
+
+    # -- the public side ---------------------------------------------------------------------------------
+
+    def add(self, rule: Rule) -> Rule:
+        with self.lock:
+            self.rules.append(rule)
+        return rule
+
+    def clear(self) -> None:
+        """No more faults (counters kept)."""
+        with self.lock:
+            self.rules = []
+
+    @property
+    def total(self) -> int:
+        return sum(self.injected.values())
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "FaultProxy":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- one request ---------------------------------------------------------------------------------------
+
+    def _decide(self, req: Request) -> tuple[str | None, Rule | None]:
+        with self.lock:
+            self.requests += 1
+            self.actions[req.action or f"{req.method} s3"] += 1
+            for rule in self.rules:
+                if not rule.matches(req):
+                    continue
+                rule.seen += 1
+                if rule.seen <= rule.skip or (rule.times is not None and rule.injected >= rule.times):
+                    continue
+                if rule.rate < 1 and self.rng.random() >= rule.rate:
+                    continue
+                kind = rule.kinds[0] if len(rule.kinds) == 1 else self.rng.choice(rule.kinds)
+                rule.injected += 1
+                self.injected[kind] += 1
+                self.faults.append({"time": time.time(), "kind": kind, "method": req.method, "path": req.path,
+                                    "action": req.action})
+                return kind, rule
+            return None, None
+
+    def _fraction(self) -> float:
+        with self.lock:
+            return self.rng.uniform(0.1, 0.9)
+
+    def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
+        try:
+            body = _read_body(h)
+        except (OSError, ValueError):
+            h.close_connection = True
+            return
+        parts = urlsplit(h.path)
+        headers = {k: v for k, v in h.headers.items()}
+        req = Request(h.command, parts.path, parts.query, _action(headers, parts.query, body), headers, body)
+        kind, rule = self._decide(req)
+        if kind in ("slowdown", "error500"):
+            return _send(h, *_error(kind, req))
+        if kind == "drop":
+            return _abort(h)
+        if kind == "delay":
+            time.sleep(rule.delay)
+        try:
+            status, reason, out_headers, payload = self._forward(req)
+        except OSError:
+            return _send(h, 502, "application/xml", b"<Error><Code>BadGateway</Code>"
+                                                    b"<Message>upstream unreachable</Message></Error>")
+        if kind == "drop_after":
+            return _abort(h)
+        if kind == "empty":
+            return _send(h, 200, out_headers.get("Content-Type", "application/xml"), b"")
+        if kind == "cut_header" or (kind == "cut_body" and (req.method == "HEAD" or not payload)):
+            head = _head(status, reason, out_headers, len(payload))
+            _write(h, head[:max(1, int(len(head) * self._fraction()))])
+            return _abort(h)
+        if kind == "cut_body":
+            _write(h, _head(status, reason, out_headers, len(payload)))
+            _write(h, payload[:int(len(payload) * self._fraction())])
+            return _abort(h)
+        if kind == "truncate":
+            cut = payload[:int(len(payload) * self._fraction())] if payload else b""
+            _write(h, _head(status, reason, out_headers, None) + cut)
+            return _abort(h)
+        body_len = len(payload) if req.method != "HEAD" else int(out_headers.get("Content-Length", 0) or 0)
+        _write(h, _head(status, reason, out_headers, body_len) + (payload if req.method != "HEAD" else b""))
+
+    def _forward(self, req: Request) -> tuple[int, str, dict, bytes]:
+        conn = http.client.HTTPConnection(*self.upstream, timeout=self.timeout)
+        try:
+            headers = {k: v for k, v in req.headers.items() if k.lower() not in _HOP}
+            if req.body or req.method in ("PUT", "POST"):
+                headers["Content-Length"] = str(len(req.body))
+            conn.request(req.method, req.path + (f"?{req.query}" if req.query else ""), body=req.body or None,
+                         headers=headers)
+            resp = conn.getresponse()
+            payload = resp.read() if req.method != "HEAD" else b""
+            out = {k: v for k, v in resp.getheaders() if k.lower() not in _HOP}
+            if req.method == "HEAD":
+                out.setdefault("Content-Length", resp.getheader("Content-Length") or "0")
+            return resp.status, resp.reason, out, payload
+        finally:
+            conn.close()
+
+
+# -- HTTP pieces ---------------------------------------------------------------------------------------------
+
+def _read_body(h) -> bytes:
+    if "chunked" in (h.headers.get("Transfer-Encoding") or "").lower():
+        parts = []
+        while True:
+            size = int(h.rfile.readline(100).split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while h.rfile.readline(1000) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            parts.append(h.rfile.read(size))
+            h.rfile.readline(10)
+    n = int(h.headers.get("Content-Length") or 0)
+    return h.rfile.read(n) if n else b""
+
+
+def _action(headers: dict, query: str, body: bytes) -> str:
+    target = next((v for k, v in headers.items() if k.lower() == "x-amz-target"), "")
+    if target:
+        return target.rsplit(".", 1)[-1]
+    found = parse_qs(query).get("Action")
+    if not found and body[:200].find(b"Action=") >= 0:
+        try:
+            found = parse_qs(body.decode("utf-8", "replace")).get("Action")
+        except ValueError:
+            found = None
+    return found[0] if found else ""
+
+
+def _error(kind: str, req: Request) -> tuple[int, str, bytes]:
+    if req.action:  # SQS (JSON protocol)
+        code, status = ("ThrottlingException", 400) if kind == "slowdown" else ("InternalFailure", 500)
+        doc = {"__type": f"com.amazonaws.sqs#{code}", "message": f"injected {kind}"}
+        return status, "application/x-amz-json-1.0", json.dumps(doc).encode()
+    code, status = ("SlowDown", 503) if kind == "slowdown" else ("InternalError", 500)
+    return status, "application/xml", (f"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>{code}</Code>"
+                                       f"<Message>injected {kind}</Message><RequestId>fault</RequestId></Error>"
+                                       ).encode()
+
+
+def _head(status: int, reason: str, headers: dict, length: int | None) -> bytes:
+    lines = [f"HTTP/1.1 {status} {reason}"]
+    lines += [f"{k}: {v}" for k, v in headers.items() if k.lower() != "content-length"]
+    lines.append(f"Content-Length: {length}" if length is not None else "Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _send(h, status: int, ctype: str, body: bytes) -> None:
+    _write(h, _head(status, http.client.responses.get(status, ""), {"Content-Type": ctype}, len(body)) + body)
+
+
+def _write(h, data: bytes) -> None:
+    try:
+        h.wfile.write(data)
+        h.wfile.flush()
+    except OSError:
+        h.close_connection = True
+
+
+def _abort(h) -> None:
+    """Close the connection at once (what the client reads next is EOF)."""
+    h.close_connection = True
+    try:
+        h.wfile.flush()
+    except OSError:
+        pass
+    try:
+        h.connection.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
