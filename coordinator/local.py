@@ -2,16 +2,26 @@
 
 The same ``process_input`` the fleet runs; only where it runs differs. Committed inputs are skipped (and
 said so), a failing input is recorded and reported while the others go on, and the run ends with a
-summary table of everything committed in this run.
+summary table of everything committed in this run. The output is a directory or an S3 prefix, with the same
+layout and the same run manifest as a fleet's (a run with other settings is refused, see ``preflight``).
+
+Files are written in the run's own scratch directory (``OUT/.tmp/<run>/``; for an S3 output, one in the
+system's temporary folder) and renamed or uploaded into place; the directory goes when the run ends or is
+interrupted (SIGINT, SIGTERM), and what a killed run left is removed by the next (``worker.scratch``).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing as mp
+import os
 import queue
+import signal
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -19,11 +29,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..worker.config import Config, config_from_json
 from ..worker.errors import QuadfleetError
 from ..worker.inputs import InputSpec
-from ..worker.outputs import LocalStore, done_key, stats_key
+from ..worker.outputs import SCRATCH_DIR, LocalStore, stats_key
 from ..worker.process import process_input, record_failure
+from ..worker.scratch import RunScratch, hold
 from ..worker.stats import FileStats
+from .preflight import MIXED_FLAG, check_run, open_run
 
 _progress_queue = None
+_scratch_lock = None
 
 
 @dataclass
@@ -33,12 +46,32 @@ class RunResult:
     failed: list[tuple[str, str]] = field(default_factory=list)  # (input, reason)
     stats: FileStats = field(default_factory=FileStats)          # inputs committed by this run
     stats_before: FileStats = field(default_factory=FileStats)   # inputs committed by earlier runs
+    mixed: list[str] = field(default_factory=list)  # settings the output's run differs in (allowed mix)
     seconds: float = 0.0
 
 
-def _init_worker(q) -> None:
-    global _progress_queue
+def output_store(out: str, scratch: str | Path | None = None):
+    """Where a run's outputs go: a LocalStore for a directory, an S3Store for ``s3://BUCKET/PREFIX``.
+    Without ``scratch``, only for reading and for small files (the manifest)."""
+    if out.startswith("s3://"):
+        from ..worker.s3store import S3Store
+
+        return S3Store(out, scratch=scratch or tempfile.gettempdir())
+    return LocalStore(out, scratch=scratch)
+
+
+def scratch_base(out: str) -> Path:
+    """Where runs on ``out`` make their scratch directories: beside the outputs (renames stay on one
+    filesystem), or for an S3 output in the temporary folder (one per user)."""
+    if out.startswith("s3://"):
+        return Path(tempfile.gettempdir()) / f"quadfleet-extract-{getattr(os, 'getuid', lambda: 'user')()}"
+    return Path(out) / SCRATCH_DIR
+
+
+def _init_worker(q, lock_path: str) -> None:
+    global _progress_queue, _scratch_lock
     _progress_queue = q
+    _scratch_lock = hold(lock_path)  # the run's scratch stays live while this process does
 
 
 def _report_pages(n: int) -> None:
@@ -46,10 +79,10 @@ def _report_pages(n: int) -> None:
         _progress_queue.put(n)
 
 
-def _run_one(spec: InputSpec, out_dir: str, config_json: dict, progress=None):
+def _run_one(spec: InputSpec, out: str, scratch: str, config_json: dict, progress=None):
     """(input id, stats json or None, error reason or None). Never raises: one input never stops others."""
     config = config_from_json(config_json)
-    store = LocalStore(out_dir)
+    store = output_store(out, scratch)
     try:
         stats = process_input(spec, store, config, progress or _report_pages)
         return spec.id, (stats.to_json() if stats else None), None
@@ -61,29 +94,65 @@ def _run_one(spec: InputSpec, out_dir: str, config_json: dict, progress=None):
         reason = f"internal error {type(exc).__name__}: {exc}"
     try:
         record_failure(spec, store, reason)
-    except OSError:
+    except (OSError, QuadfleetError):  # e.g. the output itself is failing: the reason is reported anyway
         pass
     return spec.id, None, reason
 
 
-def run_local(specs: list[InputSpec], out_dir: str, config: Config, processes: int,
-              console: Console | None = None, show_progress: bool = True) -> RunResult:
+def run_local(specs: list[InputSpec], out: str, config: Config, processes: int,
+              console: Console | None = None, show_progress: bool = True,
+              allow_mixed_config: bool = False) -> RunResult:
+    """Extract ``specs`` into ``out`` (a directory or ``s3://BUCKET/PREFIX``) with ``processes`` processes.
+
+    Refused (RunError) before any work if ``out`` holds a run made with other settings, unless
+    ``allow_mixed_config``. SIGTERM interrupts as SIGINT does (KeyboardInterrupt), scratch files removed."""
     console = console or Console(stderr=True)
-    store = LocalStore(out_dir)
-    store.prepare()
+    with _term_interrupts(), RunScratch(scratch_base(out)) as scratch:
+        return _run(specs, out, config, processes, console, show_progress, allow_mixed_config, str(scratch.path),
+                    str(scratch.lock_path))
+
+
+@contextlib.contextmanager
+def _term_interrupts():
+    """SIGTERM raises KeyboardInterrupt, as SIGINT does, so that an interrupted run cleans up after itself."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(specs: list[InputSpec], out: str, config: Config, processes: int, console: Console,
+         show_progress: bool, allow_mixed_config: bool, scratch: str, scratch_lock: str) -> RunResult:
+    store = output_store(out, scratch)
     result = RunResult()
+    committed = {key.rsplit("/", 1)[-1] for key in store.list("done/")}
     todo = []
     for s in specs:
-        (result.skipped if store.exists(done_key(s.id)) else todo).append(s)
+        (result.skipped if s.id in committed else todo).append(s)
+    # Refused here at the latest (the command checks before reading its inputs); the manifest is made
+    # only by a run with something to do.
+    _, result.mixed = (open_run if todo else check_run)(store, config, allow_mixed_config)
+    if result.mixed:
+        console.print(f"{out} holds outputs made with other settings ({'; '.join(result.mixed)}): "
+                      f"adding this run's all the same ({MIXED_FLAG})", markup=False, highlight=False,
+                      soft_wrap=True)
     for s in result.skipped:
         try:
             result.stats_before = result.stats_before + FileStats.from_json(
                 json.loads(store.read_bytes(stats_key(s.id))))
-        except (OSError, ValueError):
+        except (OSError, ValueError, QuadfleetError):
             pass  # a marker without readable stats: still committed; the summary just lacks it
     if result.skipped:
-        console.print(f"skipping {len(result.skipped)} input(s) already committed in {out_dir} "
-                      f"(delete {out_dir}/done/<id> to redo one)")
+        console.print(f"skipping {len(result.skipped)} input(s) already committed in {out} "
+                      f"(delete {out}/done/<id> to redo one)")
     by_id = {s.id: s for s in todo}
     started = time.time()
     config_json = config.to_json()
@@ -114,7 +183,7 @@ def run_local(specs: list[InputSpec], out_dir: str, config: Config, processes: i
     with progress:
         if processes <= 1 or len(todo) <= 1:
             for s in todo:
-                finish(*_run_one(s, out_dir, config_json, progress=add_pages))
+                finish(*_run_one(s, out, scratch, config_json, progress=add_pages))
         else:
             ctx = mp.get_context("spawn")
             q = ctx.Queue()
@@ -130,10 +199,11 @@ def run_local(specs: list[InputSpec], out_dir: str, config: Config, processes: i
             t = threading.Thread(target=drain, daemon=True)
             t.start()
             try:
-                with ctx.Pool(min(processes, len(todo)), initializer=_init_worker, initargs=(q,)) as pool:
-                    jobs = [(s, out_dir, config_json) for s in todo]
-                    for out in pool.imap_unordered(_star_run_one, jobs):
-                        finish(*out)
+                with ctx.Pool(min(processes, len(todo)), initializer=_init_worker,
+                              initargs=(q, scratch_lock)) as pool:
+                    jobs = [(s, out, scratch, config_json) for s in todo]
+                    for one in pool.imap_unordered(_star_run_one, jobs):
+                        finish(*one)
             finally:
                 stop.set()
                 t.join()

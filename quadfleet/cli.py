@@ -27,11 +27,12 @@ def cmd_page(args) -> int:
     from .worker.sources import read_small
 
     config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
-    body, content_type, url = read_small(args.page)
+    body, content_type, url = read_small(args.page, config.max_page_bytes)
     page = Page(url=args.base or url, body=body, content_type=content_type, record_id=args.base or url)
     extractors = [EXTRACTORS[f] for f in config.formats]
     results = extract_page(page, extractors, config.keep_all_predicates,
-                           fired=None if config.prefilter else extractors)
+                           fired=None if config.prefilter else extractors, seconds=config.page_seconds,
+                           max_elements=config.max_elements)
     out = sys.stdout
     for fmt, res in results.items():
         out.writelines(res.lines)
@@ -118,7 +119,8 @@ def _add_selection_args(parser) -> None:
 def cmd_extract(args) -> int:
     from rich.console import Console
 
-    from .coordinator.local import run_local
+    from .coordinator.local import output_store, run_local
+    from .coordinator.preflight import check_run
     from .coordinator.summary import error_table, summary_table
     from .worker.config import load_config
     from .worker.inputs import expand, read_listing
@@ -126,6 +128,13 @@ def cmd_extract(args) -> int:
     config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
     if args.processes < 1:
         raise UsageError(f"extract: --processes must be at least 1, not {args.processes}")
+    allow_mixed = getattr(args, "allow_mixed_config", False)
+    # Refused before any input is read: an output on S3 without credentials, an output made with other settings.
+    out = _check_out(args.out)
+    _require_s3_credentials([out] if out.startswith("s3://") else [], "--out ")
+    check_run(output_store(out), config, allow_mixed)
+    _require_s3_credentials([loc for loc in [*args.inputs, getattr(args, "listing", None) or "",
+                                             *(getattr(args, "index", None) or ())] if loc.startswith("s3://")])
     locations = list(args.inputs)
     if args.listing:
         locations += read_listing(args.listing, args.prefix)
@@ -140,23 +149,42 @@ def cmd_extract(args) -> int:
         specs += selection.items
         if selection.bad_lines:
             problems.append(("index", f"{selection.bad_lines:,} bad line(s), skipped (listed above)"))
+    _require_s3_credentials([s.uri for s in specs if s.uri.startswith("s3://")])
     console = Console(stderr=True)
-    result = run_local(specs, args.out, config, args.processes, console=console,
-                       show_progress=not args.quiet)
-    out = Console()
+    result = run_local(specs, out, config, args.processes, console=console,
+                       show_progress=not args.quiet, allow_mixed_config=allow_mixed)
+    screen = Console()
     if result.committed or result.skipped:
         total = result.stats + result.stats_before
-        out.print(summary_table(total, list(config.formats), result.seconds,
-                                earlier=len(result.skipped)))
+        screen.print(summary_table(total, list(config.formats), result.seconds,
+                                   earlier=len(result.skipped)))
         errors = error_table(total)
         if errors is not None:
-            out.print(errors)
+            screen.print(errors)
     failed = problems + result.failed
     for name, reason in failed:
         print(f"quadfleet: {name}: {reason}", file=sys.stderr)
     print(f"{len(result.committed)} committed, {len(result.skipped)} already committed, "
-                  f"{len(failed)} failed; outputs in {args.out}", file=sys.stderr)
+                  f"{len(failed)} failed; outputs in {out}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _check_out(out: str) -> str:
+    """``extract --out``: a directory, or an s3:// URL with a bucket."""
+    return _check_s3_out(out) if out.startswith("s3://") else out
+
+
+def _require_s3_credentials(locations: list[str], what: str = "") -> None:
+    """Once for the whole run: AWS credentials when anything is on S3 (else every input would fail alone)."""
+    if not locations:
+        return
+    from .coordinator.preflight import require_aws_credentials
+
+    others = f" (and {len(locations) - 1:,} more on S3)" if len(locations) > 1 else ""
+    hint = ("; Common Crawl's files are also at https://data.commoncrawl.org/ (--prefix "
+            "https://data.commoncrawl.org/ for a listing or an index)"
+            if any(loc.startswith("s3://commoncrawl/") for loc in locations) else "")
+    require_aws_credentials(f"{what}{locations[0]}{others}", hint)
 
 
 def cmd_stats(args) -> int:
@@ -328,7 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--prefix", default="s3://commoncrawl/",
                    help="base for relative paths of --listing (default s3://commoncrawl/; "
                         "or https://data.commoncrawl.org/, or a local folder)")
-    e.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    e.add_argument("--out", required=True, metavar="DIR",
+                   help="output directory, or s3://BUCKET/PREFIX (the fleet's layout either way)")
     e.add_argument("--processes", type=int, default=os.cpu_count() or 1,
                    help="worker processes (default: one per CPU)")
     e.add_argument("--formats", type=_formats, help="comma-separated format ids (default: config)")
@@ -336,6 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--keep-all-predicates", action="store_true", default=None,
                    help="keep xhtml-vocab and rdfa-namespace predicates")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.add_argument("--allow-mixed-config", action="store_true",
+                   help="add to an output made with other settings (formats, config) all the same; without it "
+                        "such a rerun is refused, naming the settings that differ")
     _add_selection_args(e)
     e.set_defaults(func=cmd_extract)
     q = sub.add_parser("enqueue", help="put a run's inputs on the SQS work queue")

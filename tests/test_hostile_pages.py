@@ -184,3 +184,22 @@ def test_hostile_page_is_bounded_and_named(name, tmp_path, config, ordinary):
 
 def _masked(lines: set) -> set:
     return {" ".join("_:" if t.startswith("_:") else t for t in line.split(" ")) for line in lines}
+
+
+def test_page_command_refuses_a_page_over_the_size_limit(tmp_path):
+    """Issue 14 item 9: `quadfleet page FILE` read any size (a 60 MB page: 1.16 GB and minutes); now the page
+    size limit holds there too, with a one-line refusal, and the page budgets apply."""
+    big = tmp_path / "big.html"
+    big.write_bytes(b"<html><body>" + b"<p class=vcard>x</p>" * 600_000)  # 12 MB
+    code, rss, _, stderr = run_child_measured([sys.executable, "-m", "quadfleet.cli", "page", str(big)])
+    assert code != 0 and b"larger than the page size limit" in stderr and b"Traceback" not in stderr
+    assert len(stderr.decode().strip().splitlines()) == 1
+    assert rss < 200
+    small = tmp_path / "nested.html"
+    small.write_bytes(nested_items())
+    cfg = tmp_path / "b.toml"
+    cfg.write_text(f"[limits]\npage_seconds = {PAGE_SECONDS}\n")
+    code, _, cpu, stderr = run_child_measured([sys.executable, "-m", "quadfleet.cli", "page", str(small),
+                                               "--config", str(cfg)])
+    assert code == 0 and b"page-over-time-budget" in stderr
+    assert cpu <= PAGE_SECONDS + 8

@@ -14,6 +14,9 @@ import tempfile
 from pathlib import Path
 
 
+SCRATCH_DIR = ".tmp"  # under a local output directory: files not yet renamed into place
+
+
 def data_key(fmt: str, input_id: str) -> str:
     return f"data/{fmt}/{input_id}.nq.gz"
 
@@ -35,12 +38,17 @@ def error_key(input_id: str) -> str:
 
 
 class LocalStore:
-    """A directory as an output store. Files appear by rename, so none is ever seen half-written."""
+    """A directory as an output store. Files appear by rename, so none is ever seen half-written.
 
-    def __init__(self, root: str | Path):
+    ``scratch`` is where files are written before they are renamed into place: a directory on the same
+    filesystem, by default ``ROOT/.tmp``; ``quadfleet extract`` gives each run its own
+    (``ROOT/.tmp/<run>/``, see :mod:`quadfleet.worker.scratch`), so that what a killed run left can be told
+    from what a live one is writing."""
+
+    def __init__(self, root: str | Path, scratch: str | Path | None = None):
         self.root = Path(root)
         self.url = str(root)
-        self.scratch = self.root / ".tmp"
+        self.scratch = Path(scratch) if scratch is not None else self.root / SCRATCH_DIR
 
     def prepare(self) -> None:
         self.scratch.mkdir(parents=True, exist_ok=True)
