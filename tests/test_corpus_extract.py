@@ -16,6 +16,7 @@ from conftest import corpus_path
 BROKEN = {
     "warcio-example-bad-non-chunked.warc.gz",
     "warcio-example-wrong-chunks.warc.gz",
+    "resiliparse-clipped.warc.gz",  # cut inside its last record: not committed (issue 14 item 10)
 }
 
 

@@ -180,3 +180,30 @@ def test_page_command_prints_valid_nquads_for_one_page(tmp_path, capsys):
     ds.parse(data=capsys.readouterr().out, format="nquads")
     assert {str(o) for _, _, o, _ in ds.quads((None, URIRef(SCHEMA + "name"), None, None))} == {"Thing one", "Ann"}
     assert {str(g) for *_, g in ds.quads()} == {"http://example.org/p"}
+
+
+def test_a_cut_archive_is_a_failure_and_its_complete_file_is_redone(tmp_path, capsys):
+    """Issue 14 item 10: a gzip WARC cut inside a member (``head -c``) was committed as a success, so the
+    complete file copied to the same path later was skipped for good. Now the cut archive fails (named,
+    exit 1, nothing committed) and a rerun on the complete file commits it."""
+    whole = build_sample(str(tmp_path / "whole.warc.gz"))
+    data = Path(whole).read_bytes()
+    archive = tmp_path / "in" / "crawl.warc.gz"
+    archive.parent.mkdir()
+    out = tmp_path / "out"
+    # cut inside a record's header: warcio tripped over it (AttributeError, an "internal error")
+    archive.write_bytes(data[: len(data) - 200])
+    assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "breaks off or is corrupt inside a record header" in err and "internal error" not in err
+    # cut inside a record's body
+    archive.write_bytes(data[: len(data) - 50])
+    assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "cut short" in err and "crawl" in err
+    the_id = spec(str(archive)).id
+    assert not (out / "done" / the_id).exists()
+    assert "cut short" in json.loads((out / "errors" / f"{the_id}.json").read_text())["reason"]
+    archive.write_bytes(data)  # the download completes
+    assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 0
+    assert (out / "done" / the_id).exists() and not (out / "errors" / f"{the_id}.json").exists()

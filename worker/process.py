@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from .. import __version__
 from .config import Config
 from .domains import PldCache, psl_info
-from .errors import Interrupted
+from .errors import ArchiveError, Interrupted
 from .inputs import InputSpec
 from .outputs import FormatWriters, PageIndex, data_key, done_key, error_key, pages_key, stats_key
 from .pagequads import extract_page, prefilter
@@ -168,6 +168,11 @@ def process_input(spec: InputSpec, store, config: Config,
     index = PageIndex(store.scratch, spec.id, spec.uri, config.formats, config.compresslevel)
     try:
         stats = extract_input(spec, config, writers, progress, stop, index=index)
+        if stats.errors.get("archive-cut-short") and spec.ranges is None:
+            # Every page before the cut was read, but the archive is not whole (a truncated download, a copy
+            # still being written): committing it would make a rerun on the complete file skip it for good.
+            raise ArchiveError("the archive is cut short inside its last record (a truncated download or a "
+                               "copy still being written?): not committed; read it again once it is whole")
     except BaseException:
         writers.discard()
         index.discard()

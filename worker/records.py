@@ -166,6 +166,15 @@ def record_page(rtype, rec, http_headers, read_body, counts: Counter, max_page_b
                 fetch_time=rec.get_header("WARC-Date") or "", offset=offset)
 
 
+def _raised_in_warcio(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    return last is not None and "warcio" in last.replace("\\", "/").split("/")
+
+
 def iter_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool = True, *,
                fast: bool = True, trace: Counter | None = None) -> Iterator[Page]:
     """Yield each HTML response of the archive as a Page, counting every record into ``counts``.
@@ -234,6 +243,12 @@ def warcio_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool
         raise ArchiveError(f"not a readable WARC/ARC archive: {' '.join(str(exc).split())[:200]}") from None
     except (zlib.error, EOFError) as exc:
         raise ArchiveError(f"archive breaks off or is corrupt: {exc or type(exc).__name__}") from None
+    except (AttributeError, TypeError, IndexError) as exc:
+        if not _raised_in_warcio(exc):
+            raise
+        # warcio trips over a record header that breaks off (a file cut inside one) or is mangled
+        raise ArchiveError("archive breaks off or is corrupt inside a record header "
+                           f"({type(exc).__name__} in warcio)") from None
     finally:
         if it is not None and it.err_count:
             counts["archive-record-misaligned"] += it.err_count
