@@ -75,8 +75,10 @@ def iter_blocks(text: str) -> Iterator[str]:
         start = tag.end()
         name = name.lower()
         close = _CLOSE[name].search(text, start)
-        if name == "script":
-            kind = _type_attribute(tag.group(1))
+        attrs = tag.group(1)
+        # (a JSON-LD type holds "ld+json", or a character reference that may spell it: else skip the parse)
+        if name == "script" and ("&" in attrs or "ld+json" in attrs.lower()):
+            kind = _type_attribute(attrs)
             if kind is not None and is_jsonld_type(kind):
                 if close is None:
                     yield text[start:]
