@@ -40,7 +40,8 @@ def _context_tables() -> tuple[dict[str, str], frozenset]:
     """(term -> '@id' or datatype IRI) for coerced terms; the terms that are not plain ``schema:term``."""
     coerced, special = {}, set()
     for term, definition in reduced_context()["@context"].items():
-        if type(definition) is dict and definition.get("@id") == "schema:" + term and set(definition) <= {"@id", "@type"}:
+        plain = type(definition) is dict and definition.get("@id") == "schema:" + term
+        if plain and set(definition) <= {"@id", "@type"}:
             kind = definition.get("@type")
             if kind is not None:
                 coerced[term] = kind if kind == "@id" else VOCAB + kind
