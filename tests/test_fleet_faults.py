@@ -394,3 +394,19 @@ def botocore_client_error():
     import botocore.exceptions
 
     return botocore.exceptions.ClientError
+
+
+def test_an_answer_cut_inside_a_header_value_is_transient():
+    """Found by the soak: "Last-Modified: Mon, 23 N" (a header cut mid-value) makes botocore's parser raise a
+    ValueError/RuntimeError, which was taken for a bug and logged with its traceback."""
+    import botocore.parsers
+    import botocore.session
+
+    from quadfleet.worker.errors import is_transient
+
+    operation = botocore.session.get_session().get_service_model("s3").operation_model("HeadObject")
+    answer = {"status_code": 200, "headers": {"Last-Modified": "Mon, 23 N", "Content-Length": "5"}, "body": b""}
+    with pytest.raises(Exception) as caught:
+        botocore.parsers.create_parser("rest-xml").parse(answer, operation.output_shape)
+    assert is_transient(caught.value)
+    assert not is_transient(RuntimeError("a bug of ours"))

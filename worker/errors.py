@@ -109,7 +109,7 @@ def is_transient(exc: BaseException) -> bool:
     while exc is not None and seen < 10:
         if isinstance(exc, QuadfleetError):
             return isinstance(exc, TransientError)
-        if isinstance(exc, _transient_types()):
+        if isinstance(exc, _transient_types()) or _unparsable_answer(exc):
             return True
         status, code = _answer_of(exc)
         if status is not None:
@@ -120,6 +120,18 @@ def is_transient(exc: BaseException) -> bool:
         else:
             exc = exc.__cause__ or exc.__context__
         seen += 1
+    return False
+
+
+def _unparsable_answer(exc: BaseException) -> bool:
+    """An error raised while botocore parsed an answer (a header cut mid-value: "Last-Modified: Mon, 23 N"
+    makes its timestamp parser raise RuntimeError): the answer was cut short, not wrong."""
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+        if name.endswith("botocore/parsers.py"):
+            return True
+        tb = tb.tb_next
     return False
 
 

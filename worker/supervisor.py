@@ -32,8 +32,23 @@ RESTARTS_PER_MINUTE = 10  # per child: more deaths than this in any 60 s and the
 RESTART_DELAY = 1.0       # seconds between a child's death and its replacement (no hot loop)
 
 
+class _Formatter(logging.Formatter):
+    """Library warnings in one line: urllib3 logs a cut answer ("Failed to parse headers") with its stack,
+    but on a fleet a cut answer is an expected event, retried; its exception is named, not unwound."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info and not record.name.startswith("quadfleet"):
+            exc = record.exc_info[1]
+            record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None,
+                                            "msg": f"{record.getMessage()} ({type(exc).__name__}: "
+                                                   f"{' '.join(str(exc).split())[:200]})", "args": None})
+        return super().format(record)
+
+
 def setup_logging() -> None:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr, force=True)
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(_Formatter(LOG_FORMAT))
     for noisy in ("botocore", "boto3", "urllib3", "s3transfer"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
