@@ -150,13 +150,25 @@ def ordinary(tmp_path_factory, config) -> dict[str, set]:
     return lines
 
 
+# A small trampoline forks and execs the command and reports its rusage: a child forked straight from pytest
+# would report pytest's own (large) peak as its ru_maxrss, since the high-water mark survives fork and exec.
+_TRAMPOLINE = """
+import json, os, sys
+pid = os.fork()
+if pid == 0:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(json.dumps([os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime]))
+"""
+
+
 def run_child_measured(args: list[str]) -> tuple[int, float, float, bytes]:
     """(exit code, peak RSS MiB, CPU seconds, stderr) of one child process."""
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    stderr = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = code = os.waitstatus_to_exitcode(status)
-    return code, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, stderr
+    proc = subprocess.run([sys.executable, "-c", _TRAMPOLINE, *args], capture_output=True, timeout=300)
+    code, rss, cpu = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    return code, rss, cpu, proc.stderr
 
 
 @pytest.mark.parametrize("name", list(CASES))
