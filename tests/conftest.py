@@ -75,3 +75,18 @@ def moto_endpoint():
     urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=10).close()
     yield endpoint
     server.stop()
+
+
+@pytest.fixture
+def fleet(moto_endpoint, tmp_path):
+    """A Fleet (tests/fleet_helpers.py) on a freshly reset moto server with the buckets "crawl" and "out";
+    closing it kills every process the test started, whatever happened."""
+    from fleet_helpers import Fleet
+
+    urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST"),
+                           timeout=10).close()
+    f = Fleet(moto_endpoint, tmp_path)
+    f.bucket("crawl")
+    f.bucket("out")
+    yield f
+    f.close()

@@ -10,7 +10,7 @@ import pytest
 
 from quadfleet.worker import evidence
 from quadfleet.worker.config import load_config
-from quadfleet.worker.evidence import scan, scan_py
+from quadfleet.worker.evidence import scan_py
 from quadfleet.worker.page import Page
 from quadfleet.worker.pagequads import _tokens, extract_page, prefilter
 

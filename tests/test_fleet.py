@@ -11,7 +11,6 @@ import json
 import re
 import signal
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -40,17 +39,6 @@ SLOW_NAME = "slow-jsonld.warc.gz"
 # What a run leaves under its output prefix when every input commits.
 LAYOUT = re.compile(r"manifest\.json|manifest/inputs-[^/]+\.json\.gz|done/[^/]+|stats/[^/]+\.json"
                     r"|data/html-[a-z0-9-]+/[^/]+\.nq\.gz|pages/[^/]+\.csv\.gz")
-
-
-@pytest.fixture
-def fleet(moto_endpoint, tmp_path):
-    urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST"),
-                           timeout=10).close()
-    f = Fleet(moto_endpoint, tmp_path)
-    f.bucket("crawl")
-    f.bucket("out")
-    yield f
-    f.close()  # kills every process the test started, whatever happened
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import re
 import signal
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -23,17 +22,6 @@ from fault_proxy import FaultProxy, Rule
 from fleet_helpers import Fleet, Proc, build_slow_archive, input_id_of, wait_until
 
 moto_server = pytest.importorskip("moto.server")
-
-
-@pytest.fixture
-def fleet(moto_endpoint, tmp_path):
-    urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST"),
-                           timeout=10).close()
-    f = Fleet(moto_endpoint, tmp_path)
-    f.bucket("crawl")
-    f.bucket("out")
-    yield f
-    f.close()
 
 
 @pytest.fixture

@@ -33,7 +33,6 @@ import random
 import re
 import shutil
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
@@ -70,15 +69,10 @@ CORPUS_FILES = ["whirlwind.warc.gz", "whirlwind.warc", "cdxj-indexer-cc.warc.gz"
 
 
 @pytest.fixture
-def fleet(moto_endpoint, tmp_path):
-    urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST"),
-                           timeout=10).close()
-    f = Fleet(moto_endpoint, tmp_path)
-    f.config.write_text(SOAK_TOML)
-    f.bucket("crawl")
-    f.bucket("out")
-    yield f
-    f.close()
+def soak_fleet(fleet):
+    """The shared ``fleet`` fixture with the soak's queue settings."""
+    fleet.config.write_text(SOAK_TOML)
+    return fleet
 
 
 def make_batch(folder: Path, n: int, size: int) -> list[Path]:
@@ -109,7 +103,8 @@ def dead_inputs(fleet: Fleet, dlq: str) -> list[str]:
     return [json.loads(m["Body"]).get("input", m["Body"]) for m in fleet.receive_all(dlq)]
 
 
-def test_the_fleet_survives_faults_and_kills(fleet, tmp_path):
+def test_the_fleet_survives_faults_and_kills(soak_fleet, tmp_path):
+    fleet = soak_fleet
     rng = random.Random(SEED)
     started = time.monotonic()
     deadline = started + SECONDS

@@ -9,7 +9,6 @@ import codecs
 import gzip
 import io
 import json
-import os
 import subprocess
 import sys
 import zlib

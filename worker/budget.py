@@ -38,7 +38,10 @@ def page_budget(seconds: float | None) -> Iterator[None]:
     if not seconds or not _HAVE_TIMER or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGPROF, _on_timer)
+    if signal.getsignal(signal.SIGPROF) is not _on_timer:
+        # Installed once per process and left there: disarmed, it ignores a stray SIGPROF (whose default
+        # action would end the process); only the timer is set and cleared per page.
+        signal.signal(signal.SIGPROF, _on_timer)
     _armed = True
     signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
@@ -46,4 +49,3 @@ def page_budget(seconds: float | None) -> Iterator[None]:
     finally:
         _armed = False
         signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
