@@ -207,3 +207,26 @@ def test_a_cut_archive_is_a_failure_and_its_complete_file_is_redone(tmp_path, ca
     archive.write_bytes(data)  # the download completes
     assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 0
     assert (out / "done" / the_id).exists() and not (out / "errors" / f"{the_id}.json").exists()
+
+
+def test_a_cut_uncompressed_archive_is_a_failure_and_its_complete_file_is_redone(tmp_path, capsys):
+    """Issue 14 item 10, uncompressed: a .warc cut inside a record was read quietly (half a page extracted,
+    nothing counted) and committed. Now it fails like a cut gzip archive, wherever in the record the cut is,
+    and a rerun on the complete file commits it."""
+    data = gzip.decompress(Path(build_sample(str(tmp_path / "whole.warc.gz"))).read_bytes())
+    last_page = data.rindex(b"WARC/1.", 0, data.rindex(b"WARC/1."))  # the last HTML response's record
+    archive = tmp_path / "in" / "crawl.warc"
+    archive.parent.mkdir()
+    out = tmp_path / "out"
+    the_id = spec(str(archive)).id
+    header_end = data.index(b"\r\n\r\n", last_page) + 4
+    for cut in (last_page + 40, header_end + 20, header_end + 400):  # WARC header, HTTP header, payload
+        archive.write_bytes(data[:cut])
+        assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 1
+        err = capsys.readouterr().err
+        assert "cut short" in err and "crawl.warc" in err
+        assert not (out / "done" / the_id).exists()
+        assert "cut short" in json.loads((out / "errors" / f"{the_id}.json").read_text())["reason"]
+    archive.write_bytes(data)  # the download completes
+    assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 0
+    assert (out / "done" / the_id).exists() and not (out / "errors" / f"{the_id}.json").exists()

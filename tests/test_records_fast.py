@@ -225,6 +225,63 @@ def test_damaged_plain_archives_read_alike(case):
     same(data)
 
 
+def plain_cuts(data: bytes, first: int, count: int):
+    """(cut, inside a record) pairs over records ``first`` .. ``first + count - 1`` of the uncompressed
+    WARC ``data``: in the version line, the WARC header, the HTTP header, the payload, at the block's end
+    and in the blank lines after it."""
+    from warcio.archiveiterator import ArchiveIterator
+    it = ArchiveIterator(io.BytesIO(data))
+    spans = [(it.get_record_offset(), it.get_record_length()) for _ in it]
+    for start, length in spans[first:first + count]:
+        end = start + length  # the block's end (the blank lines after it are not the record's)
+        warc_end = data.index(b"\r\n\r\n", start) + 4
+        http_end = min(data.find(b"\r\n\r\n", warc_end) % len(data) + 4, end)
+        for cut in sorted({start, start + 3, start + 8, (start + warc_end) // 2, warc_end - 2, warc_end,
+                           (warc_end + http_end) // 2, http_end - 2, http_end, (http_end + end) // 2, end - 1,
+                           end, end + 2}):
+            yield cut, start < cut < end
+
+
+def test_an_uncompressed_warc_cut_inside_a_record_is_counted_alike():
+    """Issue 14 item 10: an uncompressed WARC cut inside a record (in its WARC header, its HTTP header or
+    its payload) was read quietly, the cut page extracted in half. Both readers now count the cut
+    (archive-cut-short), yield the pages of the records whole before it and not the cut one; a file
+    ending on a record boundary, with or without the blank lines after the block, is not cut."""
+    data = corpus_path("warc-commoncrawl", "resiliparse-CC-MAIN-2020-34-sample.warc").read_bytes()
+    full, counts, error, _ = read(io.BytesIO(data), False)
+    assert not error and not counts["archive-cut-short"] and len(full) > 3
+    checked = 0
+    for cut, inside in plain_cuts(data, 4, 4):  # request, HTML response, metadata, request
+        trace = same(data[:cut])
+        pages, counts, error, _ = read(io.BytesIO(data[:cut]), True)
+        assert not error, (cut, error)
+        assert counts["archive-cut-short"] == inside and not counts["archive-record-misaligned"], cut
+        assert pages == [p for p in full if p[5] + p[6] <= cut], cut  # whole pages only, none in half
+        assert trace["fast-records"] >= 3, trace  # the fast path read the records before the cut
+        checked += inside
+    assert checked >= 30
+    same(data[:100])  # inside the first record's header: no record at all, an error naming the cut
+    assert "cut short inside its first record" in read(io.BytesIO(data[:100]), False)[2]
+
+
+def test_an_uncompressed_arc_cut_inside_a_record_is_counted_alike():
+    """The same for an uncompressed ARC (its header line gives the record's length; a block short of it
+    whose HTTP payload is as long as its HTTP Content-Length is taken as whole): warcio reads it."""
+    for name in ("warcio-example.arc", "wac-IAH-20080430204825-00000-blackbook-truncated.arc"):
+        data = corpus_path("warc-real-misc", name).read_bytes()
+        full, counts, error, _ = read(io.BytesIO(data), False)
+        assert not error and not counts["archive-cut-short"] and full
+        for p in full:
+            start, end = p[5], p[5] + p[6]
+            header_end = data.index(b"\n", start) + 1
+            for cut, inside in ((start + 10, True), (header_end - 1, True), ((header_end + end) // 2, True),
+                                (end - 30, True), (end, False)):
+                same(data[:cut])
+                pages, counts, error, _ = read(io.BytesIO(data[:cut]), False)
+                assert not error and counts["archive-cut-short"] == inside, (name, cut, error)
+                assert pages == [q for q in full if q[5] + q[6] <= cut], (name, cut)
+
+
 def test_header_oddities_read_alike():
     """Continuation lines, duplicates, a line without colon, non-ASCII values, spaces and <> in the URI,
     blank-looking lines, LF line ends, a long HTTP header line: parsed as warcio does, or left to it."""

@@ -20,7 +20,6 @@ from typing import Iterator
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
-from warcio.statusandheaders import StatusAndHeadersParser
 
 from .errors import ArchiveError
 from .httpbody import BodyTooLarge, decode_body
@@ -63,9 +62,14 @@ class _ResyncingIterator(ArchiveIterator):
     uncompressed ARC files (2008) put the next header right there, and records with a wrong Content-Length
     leave junk of any length: both lose records or the whole archive. Here a line that is a WARC or ARC
     header starts the next record; other lines are skipped and counted (err_count).
+
+    It also notes a file cut inside a record (``cut_short``), where warcio ends quietly or trips: a gzip
+    member cut short (close); in an uncompressed archive, a stream ending in a record's WARC or HTTP header
+    (_next_record) or block (block_cut), or in the first line of a record after a whole one.
     """
 
-    cut_short = False  # the last gzip member ended before its end (a file truncated mid-record)
+    cut_short = False  # the file ends inside a record (the last gzip member ended before its end, or
+    # an uncompressed archive ended inside a record's header or block): a file truncated mid-record
 
     def close(self):
         reader = self.reader
@@ -83,10 +87,103 @@ class _ResyncingIterator(ArchiveIterator):
                 return None, empty_size
             if line.strip() and _HEADER_LINE.match(line):
                 return line, empty_size
+            if not line.endswith(b"\n") and self._plain() and _HEADER_START.match(line.strip()):
+                self.cut_short = True  # the file ends in the first line of the next record ("WARC/")
+                return None, empty_size + len(line)
             if line.strip() and not junk:
                 junk = True
                 self.err_count += 1
             empty_size += len(line)
+
+    _arc = False  # the record read last is an ARC record
+
+    def _plain(self) -> bool:
+        return self.reader is not None and self.reader.decompressor is None
+
+    def _next_record(self, next_line):
+        """warcio's, but in an uncompressed archive a record whose header (WARC header, or the HTTP header
+        of its block) the stream ends inside is the cut: noted, and the end of the records, not a record.
+        (warcio reads it as far as it goes, or trips over what is missing, e.g. AttributeError.)"""
+        watch = _EndWatch(self.reader, next_line)
+        self._arc = False
+        try:
+            record = self.loader.parse_record_stream(watch, next_line, self.known_format, self.no_record_parse,
+                                                     self.ensure_http_headers, self.check_digests)
+        except Exception:
+            if watch.cut() and self._plain():
+                self.cut_short = True
+                raise EOFError from None
+            raise
+        if watch.cut() and self._plain():
+            self.cut_short = True
+            raise EOFError
+        self._arc = not watch.first.startswith(b"WARC/")
+        raw = record.raw_stream  # the block is read from the reader itself, not through the watch
+        if raw is watch:
+            record.raw_stream = self.reader
+        elif getattr(raw, "stream", None) is watch:
+            raw.stream = self.reader
+        self.member_info = None
+        if not self.mixed_arc_warc:
+            self.known_format = record.format
+        return record
+
+    def block_cut(self, record) -> bool:
+        """Whether an uncompressed archive ends inside ``record``'s block (read to its end here): shorter
+        than its length, so a page of it would be half a page. (A gzip member cut short: see close.)"""
+        if not self._plain():
+            return False
+        self.read_to_end()
+        raw, http = record.raw_stream, record.http_headers
+        missing = getattr(raw, "limit", 0)  # warcio's LimitReader: bytes of the block not there
+        if missing > 0 and self._arc and http is not None:
+            # An ARC header's length is off at times (warcio's example-space-in-url.arc: 12 bytes too
+            # long) where the HTTP payload is whole: it is, if as long as its HTTP Content-Length says.
+            try:
+                missing = max(0, int(http.get_header("Content-Length")) - (raw.tell() - http.total_len))
+            except (TypeError, ValueError):
+                pass
+        if missing > 0:
+            self.cut_short = True
+            return True
+        return False
+
+
+# The start of a record's first line, as far as a file cut inside it may show it.
+_HEADER_START = re.compile(rb"(?:W|WA|WAR|WARC)$|WARC/|[A-Za-z][\w+.-]*:")
+
+
+class _EndWatch:
+    """The reader while warcio parses a record's headers: notes whether the stream ended in them (a line
+    read that ends neither with a newline nor at the length asked for, or nothing where a line was due)."""
+
+    def __init__(self, reader, first_line):
+        self.reader, self.ended, self.first = reader, False, first_line
+        self.started = first_line is not None  # a record started (else the end here is the archive's end)
+        if self.started and not first_line.endswith(b"\n"):
+            self.ended = True
+
+    def cut(self) -> bool:
+        return self.ended and self.started
+
+    def readline(self, length=None):
+        line = self.reader.readline(length)
+        if self.first is None:
+            self.first = line
+        self.started = self.started or bool(line)
+        if not line.endswith(b"\n") and (length is None or len(line) < length):
+            self.ended = True
+        return line
+
+    def read(self, length=None):
+        data = self.reader.read(length)
+        self.started = self.started or bool(data)
+        if length is None or len(data) < length:
+            self.ended = True
+        return data
+
+    def tell(self):
+        return self.reader.tell()
 
 
 class _Replay:
@@ -219,6 +316,8 @@ def warcio_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool
             page = record_page(record.rec_type, record.rec_headers, record.http_headers,
                                lambda: _read_limited(record.raw_stream, max_page_bytes),
                                counts, max_page_bytes, it.offset)
+            if it.block_cut(record):  # the file ends inside this record: not half a page; nothing follows
+                break
             if page is not None:
                 # The body is read: warcio now finds where the record ends (for a gzipped archive, its gzip
                 # member), so (offset, length) is the byte range that fetches this record again on its own.
@@ -226,15 +325,19 @@ def warcio_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool
                 yield page
             if switch_back is not None:
                 resume, switch_back = switch_back(it), None
-                if resume is not None:
+                if resume is not None and not it.cut_short:
                     handed, it = (resume, it.err_count), None
                     return handed
         if whole_file and not counts["records"]:
+            if it.cut_short:
+                raise ArchiveError("the archive is cut short inside its first record (a truncated download "
+                                   "or a copy still being written?)")
             raise ArchiveError("empty: the archive holds no records")
         if it.cut_short:
-            # warcio ends quietly there: the last record was read only in part (a truncated file). Its page,
-            # if it is one, was extracted as far as it goes, like a WARC-Truncated page; the archive is
-            # not failed for it (every record before it is whole), but the cut is counted.
+            # warcio ends quietly there: the last record was read only in part (a truncated file). In gzip,
+            # its page, if it is one, was extracted as far as it goes, like a WARC-Truncated page; an
+            # uncompressed archive's cut record gives no page (nor is it counted if its header is cut).
+            # Every record before it is whole; the cut is counted (process_input fails the input on it).
             counts["archive-cut-short"] += 1
     except ArchiveLoadFailed as exc:
         if "non-chunked gzip" in str(exc):
@@ -253,120 +356,3 @@ def warcio_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool
         if it is not None and it.err_count:
             counts["archive-record-misaligned"] += it.err_count
     return None
-
-
-# --- warcio's header parsing, transcribed --------------------------------------------------------------
-# For records_fast, which parses headers from bytes in hand, and must read them exactly as warcio does.
-
-class HeaderIncomplete(Exception):
-    """The header runs past the bytes given: read more."""
-
-
-class NotAsWarcio(Exception):
-    """These bytes are not read here as warcio would read them (or warcio fails on them): warcio reads."""
-
-
-_BLANK_LINE = re.compile(rb"\n[\t\n\x0b\x0c\r\x1c-\x1f ]*?\n")  # a line str.rstrip() empties (ASCII)
-# The headers record_page asks for, as lines of a plain header (ASCII, no continuation lines).
-WARC_WANTED = re.compile(rb"^(warc-type|content-length|warc-target-uri|warc-truncated|warc-record-id|warc-date)"
-                         rb"[ \t]*:([^\n]*)", re.I | re.M)
-HTTP_WANTED = re.compile(rb"^(content-type|transfer-encoding|content-encoding)[ \t]*:([^\n]*)", re.I | re.M)
-
-
-def _text(raw: bytes) -> str:
-    try:  # warcio's StatusAndHeadersParser.decode_header
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("iso-8859-1")
-
-
-def _line(data: bytes, pos: int, end: int, final: bool, max_line: int):
-    newline = data.find(b"\n", pos, end)
-    if newline < 0 and not final:
-        raise HeaderIncomplete
-    stop = end if newline < 0 else newline + 1
-    if stop - pos > max_line:
-        raise NotAsWarcio
-    return data[pos:stop], stop
-
-
-def parse_header(data: bytes, end: int, final: bool, wanted, statuslist=None, max_line: int = 1 << 62):
-    """(Fields, bytes consumed): warcio's StatusAndHeadersParser.parse, transcribed, over ``data[:end]``
-    (the end of the stream if ``final``, else HeaderIncomplete when a line runs past it). ``statuslist``:
-    the status line must start with one of these (else NotAsWarcio); ``wanted``: the headers asked for
-    later; ``max_line``: longer lines raise NotAsWarcio."""
-    if data.startswith((b"WARC/1.0\r\n", b"WARC/1.1\r\n")) and statuslist:  # the usual WARC status line
-        pos = 10
-    else:
-        raw, pos = _line(data, 0, end, final, max_line)
-        full = _text(raw)
-        statusline = full.rstrip()
-        if not full:
-            raise EOFError
-        if not statusline:
-            return Fields({}, 0), pos
-        if statuslist and not StatusAndHeadersParser.split_prefix(statusline, statuslist):
-            raise NotAsWarcio
-    blank = _BLANK_LINE.search(data, pos - 1, end)
-    text = data[pos:blank.start()] if blank is not None else b" "
-    if text.isascii() and b"\n " not in text and b"\n\t" not in text and text[:1] not in (b" ", b"\t"):
-        # The usual header: ASCII up to its first blank line, no continuation lines; per line as warcio:
-        # a line without ':' is dropped, name and value stripped alike. Only wanted headers are kept.
-        longest = max(map(len, text.split(b"\n"))) + 1 if len(text) >= max_line else 0
-        if max(longest, blank.end() - blank.start() - 1) > max_line:
-            raise NotAsWarcio
-        first, uris = {}, 0
-        for name, value in wanted.findall(text):
-            name = name.lower().decode()
-            uris += name == "warc-target-uri"
-            first.setdefault(name, value.decode().strip())
-        return Fields(first, uris), blank.end()
-    headers = []
-    raw, pos = _line(data, pos, end, final, max_line)
-    line = _text(raw).rstrip()
-    while line:
-        result = line.split(":", 1)
-        if len(result) == 2:
-            name, value = result[0].rstrip(" \t"), result[1].lstrip()
-        else:
-            name, value = result[0], None
-        raw, pos = _line(data, pos, end, final, max_line)
-        next_line = _text(raw).rstrip()
-        while next_line and next_line.startswith((" ", "\t")):
-            if value is not None:
-                value += next_line
-            raw, pos = _line(data, pos, end, final, max_line)
-            next_line = _text(raw).rstrip()
-        if value is not None:
-            headers.append((name.lower(), value))
-        line = next_line
-    first = {}
-    for name, value in headers:
-        first.setdefault(name, value)
-    return Fields(first, sum(name == "warc-target-uri" for name, _ in headers)), pos
-
-
-class Fields:
-    """Parsed headers, looked up as warcio's StatusAndHeaders.get_header does (the first header whose
-    name, lower-cased, is the name asked for, lower-cased); holds at least the headers asked for here."""
-    __slots__ = ("first", "uris")
-
-    def __init__(self, first: dict, uris: int):
-        self.first, self.uris = first, uris  # uris: how many WARC-Target-URI headers
-
-    def get_header(self, name: str, default_value=None):
-        return self.first.get(name.lower(), default_value)
-
-    def target_uri(self) -> str | None:
-        """ArcWarcRecordLoader._ensure_target_uri_format: the URI with <> and spaces fixed, written back
-        into the last WARC-Target-URI header (so get_header sees it only if there is one)."""
-        uri = fixed = self.first.get("warc-target-uri")
-        if uri is None:
-            return None
-        if fixed.startswith("<") and fixed.endswith(">"):
-            fixed = fixed[1:-1]
-        if " " in fixed:
-            fixed = fixed.replace(" ", "%20")
-        if fixed != uri and self.uris == 1:
-            self.first["warc-target-uri"] = fixed
-        return fixed

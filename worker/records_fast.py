@@ -6,7 +6,7 @@ but reads damaged archives otherwise than warcio, on whose reading the statistic
 ends quietly inside a member cut short, parses some header lines differently). So FastWARC only proposes
 where records are; each record is checked to be what warcio makes of the same bytes, else warcio reads:
 
-* Headers are parsed from the record's own bytes by records.parse_header, warcio's parser transcribed;
+* Headers are parsed from the record's own bytes by headerparse.parse_header, warcio's parser transcribed;
   in a gzip WARC the WARC header is inflated here from the start of the record's member.
 * gzip: the record must be its member, alone. A small member is inflated here whole: exact. A larger
   one: no gzip member header (1f 8b 08) from its start to the next record's, so FastWARC (which reads
@@ -15,7 +15,7 @@ where records are; each record is checked to be what warcio makes of the same by
   strict FastWARC skipped to reach the next member's WARC header, so blank lines. The last member is
   inflated again: whole, nothing after it.
 * Uncompressed WARC: split here (FastWARC would only re-read bytes kept here): after a block, blank lines,
-  then a line warcio takes for a record header.
+  then a line warcio takes for a record header. A stream ending in a record (cut short) is warcio's.
 * A record is committed (counted, its page yielded with offset and length) once the next one confirms
   where it ends, so a failed check loses nothing: warcio reads from the first uncommitted record, fed the
   bytes kept here in the 16 KiB blocks it reads from the stream's start (so even its handling of corrupt
@@ -40,8 +40,8 @@ from collections import Counter
 from fastwarc.warc import ArchiveIterator as FastIterator
 from warcio.recordloader import ArcWarcRecordLoader as _Loader
 
-from .records import _HEADER_LINE, HTTP_WANTED, WARC_WANTED, HeaderIncomplete as _More, NotAsWarcio as _NotFast
-from .records import is_html, parse_header, record_page, warcio_pages
+from .headerparse import HTTP_WANTED, WARC_WANTED, HeaderIncomplete as _More, NotAsWarcio as _NotFast, parse_header
+from .records import _HEADER_LINE, is_html, record_page, warcio_pages
 
 BLOCK = 16384              # warcio's read size (warcio.utils.BUFF_SIZE)
 MAX_RECORD = 16 << 20      # longer record blocks are left to warcio: the fast path keeps a record in memory
@@ -205,6 +205,8 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
         except EOFError:
             raise _NotFast from None
     rec_headers, hdr_len = hdr
+    if not gz and ended and hdr_len >= len(head):
+        raise _NotFast  # the stream ends in the WARC header or right after it: warcio tells if it is cut
     rtype = rec_headers.get_header("WARC-Type")
     uri = rec_headers.target_uri()
     try:
