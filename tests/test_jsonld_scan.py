@@ -1,13 +1,90 @@
 """The JSON-LD block scanner: what is and is not a ``<script type="application/ld+json">`` block."""
 from __future__ import annotations
 
+import os
+import random
+
 import pytest
 
-from quadfleet.worker.extractors.jsonld_scan import is_jsonld_type, iter_blocks
+from quadfleet.worker.extractors import jsonld_scan
+from quadfleet.worker.extractors.jsonld_scan import is_jsonld_type, iter_blocks, iter_blocks_py
+
+# Every test below runs on both scans: the C one (when built) and the Python one it must equal.
+SCANS = ["c", "python"]
+
+
+@pytest.fixture(autouse=True, params=SCANS)
+def scan_impl(request, monkeypatch):
+    if request.param == "c" and not jsonld_scan.c_scan_built():
+        pytest.skip("quadfleet.worker._blocks is not built (no C compiler at install time)")
+    if request.param == "python":
+        monkeypatch.setattr(jsonld_scan, "_blocks_c", None)
+    return request.param
 
 
 def blocks(html: str) -> list[str]:
     return list(iter_blocks(html))
+
+
+def test_c_scan_is_built():
+    """CI has a compiler: the fast scan must be there (a silent fallback would cost an eighth of the time)."""
+    if not os.environ.get("CI"):
+        pytest.skip("checked under CI only")
+    from quadfleet.worker import _blocks  # noqa: F401
+
+
+# Names as Python's re.IGNORECASE matches them (U+0130/U+0131 for i, U+017F for s), str.isspace()
+# separators beyond ASCII, odd quoting, cut tags, every element kind, in 1-, 2- and 4-byte strings.
+EDGE_CASES = [
+    '<ſcript type="application/ld+json">{"a": 1}</ſcript>',
+    '<scrİpt type="application/ld+json">1</script>',
+    '<scrıpt type="application/ld+json">1</SCRİPT >',
+    '<script\u00a0type="application/ld+json">1</script\u2028>',
+    '<script\u3000type=application/ld+json>1</script\x1c',
+    '<script type="application/ld+json">1</script',
+    '<script type="application/ld+json">1</scripts></script>',
+    '<script type="a>b" type="application/ld+json">1</script>',
+    "<script type='application/ld+json' data-x=\"'>1</script>",
+    '<script type="application/ld+json',
+    '<script type="text/x" src=\'ld+json\'>1</script><script type="application/ld+json">2</script>',
+    '<script type="application/LD+JSON">\U0001F600</script>',
+    '<script type="application/ld&#x2B;json">1</script>',
+    '<script type="application/json">x<script type="application/ld+json">2</script>',
+    '<textarea><script type="application/ld+json">1</script></textarea><script type=application/ld+json>3',
+    '<noframes><script type="application/ld+json">1</noframes>',
+    '<!--><script type="application/ld+json">1</script>',
+    '<!---><script type="application/ld+json">1</script>--><script type="application/ld+json">2</script>',
+    '<!-- x',
+    '<script type="x">never closed<script type="application/ld+json">2</script>',
+    '<script type="application/ld+json">open<script type="application/ld+json">2</script>',
+    '<style>a<style><script type="application/ld+json">1</script></style>',
+    '<xmp></xmp ><iframe src="x"></iframe/><noembed>',
+    '<script type="application/ld+json">é\u0100</script><script type="application/ld+json">2',
+    '<', '<!', '<!-', '<s', '<script', '<script ', '<script >', '',
+]
+
+
+@pytest.mark.parametrize("html", EDGE_CASES)
+def test_edge_cases_equal_the_definition(html):
+    assert blocks(html) == list(iter_blocks_py(html))
+
+
+def test_equal_to_the_definition_on_corpus_pages_and_mutations():
+    """Every corpus page, decoded, and cut-and-spliced variants of them (broken markup's odd syntax), with
+    characters beyond Latin-1 and the astral planes spliced in to exercise every string width."""
+    from test_prefilter import corpus_pages
+
+    rng = random.Random(29)
+    pages = 0
+    for page in corpus_pages():
+        pages += 1
+        text = page.text
+        assert blocks(text) == list(iter_blocks_py(text)), page.record_id
+        if pages % 5 == 0 and len(text) > 100:
+            for extra in ("", "\u0142", "\U0001F600"):
+                cut = text[: rng.randrange(len(text))] + extra + text[rng.randrange(len(text)):][:3000]
+                assert blocks(cut) == list(iter_blocks_py(cut)), page.record_id
+    assert pages > 300
 
 
 def test_plain_block():
@@ -139,3 +216,17 @@ def test_scan_is_linear_on_hostile_input():
     t0 = time.perf_counter()
     assert blocks(html) == []
     assert time.perf_counter() - t0 < 1.0
+
+
+def test_c_scan_stays_linear_on_unclosed_elements(scan_impl):
+    """Thousands of raw-text elements that never close, or start tags that never end: the C scan remembers
+    its failed searches (the Python one is quadratic here; the page budget bounds it)."""
+    import time
+
+    if scan_impl != "c":
+        pytest.skip("the C scan's memo")
+    for html in ("<style>" * 40_000, "<script a" * 40_000, "<script>" * 40_000 + '<script type="application/ld+json">1'):
+        t0 = time.perf_counter()
+        found = blocks(html)
+        assert time.perf_counter() - t0 < 1.0, html[:20]
+        assert found == (["1"] if "ld+json" in html else [])

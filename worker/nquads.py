@@ -76,6 +76,12 @@ def literal(lit: Literal) -> str | None:
     return f'"{value}"'
 
 
+# IRIs serialized in this process (predicates, classes and vocabulary IRIs recur on every page): the same
+# answer as iri(), without its two regexes. Emptied when it grows past _IRI_CACHE_MAX entries.
+_IRI_CACHE: dict[str, str | None] = {}
+_IRI_CACHE_MAX = 100_000
+
+
 def bnode_prefix(record_id: str, format_id: str) -> str:
     """A short label prefix unique to one page and one format (WDC's ``_:b0`` collided across pages)."""
     return "b" + hashlib.blake2b(f"{record_id}\0{format_id}".encode(), digest_size=8).hexdigest()
@@ -102,7 +108,12 @@ class Serializer:
         if type(t) is BNode:
             out = f"_:{self.prefix}x{_BNODE_BAD.sub('', t)}"
         else:
-            out = iri(t)
+            out = _IRI_CACHE.get(t, _IRI_CACHE)
+            if out is _IRI_CACHE:
+                out = iri(t)
+                if len(_IRI_CACHE) >= _IRI_CACHE_MAX:
+                    _IRI_CACHE.clear()
+                _IRI_CACHE[str(t)] = out
         self._cache[t] = out
         return out
 
