@@ -7,7 +7,7 @@ import random
 import pytest
 
 from quadfleet.worker.extractors import jsonld_scan
-from quadfleet.worker.extractors.jsonld_scan import is_jsonld_type, iter_blocks, iter_blocks_py
+from quadfleet.worker.extractors.jsonld_scan import is_jsonld_type, iter_blocks, iter_blocks_py, iter_blocks_utf8
 
 # Every test below runs on both scans: the C one (when built) and the Python one it must equal.
 SCANS = ["c", "python"]
@@ -19,11 +19,23 @@ def scan_impl(request, monkeypatch):
         pytest.skip("quadfleet.worker._blocks is not built (no C compiler at install time)")
     if request.param == "python":
         monkeypatch.setattr(jsonld_scan, "_blocks_c", None)
+        monkeypatch.setattr(jsonld_scan, "_blocks_utf8", None)
     return request.param
 
 
 def blocks(html: str) -> list[str]:
-    return list(iter_blocks(html))
+    found = list(iter_blocks(html))
+    # the scan of the same text's UTF-8 bytes (the path of pages whose text is their bytes) finds the same
+    assert list(iter_blocks_utf8(html.encode("utf-8", "surrogatepass"))) == found or not _utf8_ok(html)
+    return found
+
+
+def _utf8_ok(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: no valid UTF-8 has them, the bytes path never sees them
+        return False
+    return True
 
 
 def test_c_scan_is_built():
@@ -80,6 +92,8 @@ def test_equal_to_the_definition_on_corpus_pages_and_mutations():
         pages += 1
         text = page.text
         assert blocks(text) == list(iter_blocks_py(text)), page.record_id
+        if page.utf8_exact:  # the extractor's own path for such a page: its bytes
+            assert list(iter_blocks_utf8(page.body)) == list(iter_blocks_py(text)), page.record_id
         if pages % 5 == 0 and len(text) > 100:
             for extra in ("", "\u0142", "\U0001F600"):
                 cut = text[: rng.randrange(len(text))] + extra + text[rng.randrange(len(text)):][:3000]

@@ -30,16 +30,34 @@ static inline int letter_eq(Py_UCS4 c, char l) {
 
 static inline int lower_ascii(Py_UCS4 c) { return (c >= 'A' && c <= 'Z') ? (int)(c + 32) : (int)c; }
 
-#define READ(i) PyUnicode_READ(kind, data, (i))
+/* kind UTF8 (0): the data are the bytes of valid UTF-8 text, positions are byte offsets. Every character the
+   scan looks for is ASCII, and in UTF-8 an ASCII byte is always that character, so only the element names
+   and the white space after them (where non-ASCII characters take part) decode a character. */
+#define UTF8 0
+#define READ(i) (kind == UTF8 ? (Py_UCS4)((const unsigned char *)data)[(i)] : PyUnicode_READ(kind, data, (i)))
 
-/* Length of NAMES[k] if text[at:] starts with it, else 0. */
+/* The character at i and (in *len) how many positions it takes. */
+static inline Py_UCS4 char_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *len) {
+    if (kind != UTF8) { *len = 1; return PyUnicode_READ(kind, data, i); }
+    const unsigned char *s = data;
+    unsigned char c = s[i];
+    Py_ssize_t need = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
+    if (i + need >= n) { *len = 1; return c; }  /* (cannot happen in valid UTF-8) */
+    Py_UCS4 cp = need == 0 ? c : need == 1 ? (c & 0x1F) : need == 2 ? (c & 0x0F) : (c & 0x07);
+    for (Py_ssize_t k = 1; k <= need; k++) cp = (cp << 6) | (s[i + k] & 0x3F);
+    *len = need + 1;
+    return cp;
+}
+
+/* How many positions NAMES[k] takes if the text at ``at`` starts with it, else 0. */
 static Py_ssize_t name_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t at, int k) {
     const char *name = NAMES[k];
-    Py_ssize_t len = (Py_ssize_t)strlen(name);
-    if (at + len > n) return 0;
-    for (Py_ssize_t j = 0; j < len; j++)
-        if (!letter_eq(READ(at + j), name[j])) return 0;
-    return len;
+    Py_ssize_t q = at, l;
+    for (; *name; name++) {
+        if (q >= n || !letter_eq(char_at(kind, data, n, q, &l), *name)) return 0;
+        q += l;
+    }
+    return q - at;
 }
 
 static inline int bound(Py_UCS4 c) { return c == '/' || c == '>' || Py_UNICODE_ISSPACE(c); }
@@ -49,7 +67,7 @@ static inline int bound(Py_UCS4 c) { return c == '/' || c == '>' || Py_UNICODE_I
 static Py_ssize_t find_char(int kind, const void *data, Py_ssize_t n, Py_ssize_t pos, unsigned char ch) {
     if (pos >= n) return -1;
     const unsigned char *s = data;
-    if (kind == PyUnicode_1BYTE_KIND) {
+    if (kind == PyUnicode_1BYTE_KIND || kind == UTF8) {
         const unsigned char *hit = memchr(s + pos, ch, (size_t)(n - pos));
         return hit ? hit - s : -1;
     }
@@ -83,10 +101,11 @@ static Py_ssize_t find_comment_end(int kind, const void *data, Py_ssize_t n, Py_
 }
 
 /* The next "</NAME" followed by a boundary character or the end of the text, -1 if none. */
-static Py_ssize_t find_close(int kind, const void *data, Py_ssize_t n, Py_ssize_t pos, int k, Py_ssize_t len) {
+static Py_ssize_t find_close(int kind, const void *data, Py_ssize_t n, Py_ssize_t pos, int k) {
     for (Py_ssize_t i = next_lt(kind, data, n, pos); i >= 0; i = next_lt(kind, data, n, i + 1)) {
-        if (i + 1 < n && READ(i + 1) == '/' && name_at(kind, data, n, i + 2, k)
-                && (i + 2 + len == n || bound(READ(i + 2 + len))))
+        Py_ssize_t l, cl;
+        if (i + 1 < n && READ(i + 1) == '/' && (l = name_at(kind, data, n, i + 2, k))
+                && (i + 2 + l == n || bound(char_at(kind, data, n, i + 2 + l, &cl))))
             return i;
     }
     return -1;
@@ -131,14 +150,7 @@ static int add(PyObject *out, Py_ssize_t a0, Py_ssize_t a1, Py_ssize_t c0, Py_ss
     return r;
 }
 
-static PyObject *jsonld_blocks(PyObject *self, PyObject *arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "jsonld_blocks() takes a str");
-        return NULL;
-    }
-    int kind = PyUnicode_KIND(arg);
-    const void *data = PyUnicode_DATA(arg);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+static PyObject *blocks(int kind, const void *data, Py_ssize_t n) {
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
     /* Memos that keep hostile pages linear (a thousand unclosed "<style>", "<script" with no ">" after):
@@ -155,12 +167,13 @@ static PyObject *jsonld_blocks(PyObject *self, PyObject *arg) {
         for (Py_ssize_t i = next_lt(kind, data, n, pos); i >= 0; i = next_lt(kind, data, n, i + 1)) {
             if (i + 3 < n && READ(i + 1) == '!' && READ(i + 2) == '-' && READ(i + 3) == '-') { at = i; break; }
             if (i + 1 >= n) break;
-            Py_UCS4 c1 = READ(i + 1);
+            Py_ssize_t l1;
+            Py_UCS4 c1 = char_at(kind, data, n, i + 1, &l1);
             int f = c1 < 128 ? lower_ascii(c1) : (c1 == 0x130 || c1 == 0x131) ? 'i' : c1 == 0x17F ? 's' : 0;
             if (f != 's' && f != 't' && f != 'x' && f != 'i' && f != 'n') continue;
             for (int j = 0; j < N_NAMES; j++) {
-                Py_ssize_t l = name_at(kind, data, n, i + 1, j);
-                if (l && i + 1 + l < n && bound(READ(i + 1 + l))) { k = j; len = l; break; }
+                Py_ssize_t l = name_at(kind, data, n, i + 1, j), bl;
+                if (l && i + 1 + l < n && bound(char_at(kind, data, n, i + 1 + l, &bl))) { k = j; len = l; break; }
             }
             if (k >= 0) { at = i; break; }
         }
@@ -179,22 +192,43 @@ static PyObject *jsonld_blocks(PyObject *self, PyObject *arg) {
         if (close_from[k] >= 0 && start >= close_from[k] && (close_at[k] < 0 || close_at[k] >= start)) {
             close = close_at[k];  /* the same answer as searching again */
         } else {
-            close = find_close(kind, data, n, start, k, len);
+            close = find_close(kind, data, n, start, k);
             close_from[k] = start;
             close_at[k] = close;
         }
         if (k == 0 && holds_candidate(kind, data, attrs, gt)) {
             if (add(out, attrs, gt, start, close) < 0) { Py_DECREF(out); return NULL; }
         }
-        pos = close >= 0 ? close + 2 + len : start;
+        pos = close >= 0 ? close + 2 + name_at(kind, data, n, close + 2, k) : start;
     }
     return out;
 }
+
+static PyObject *jsonld_blocks(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "jsonld_blocks() takes a str");
+        return NULL;
+    }
+    return blocks(PyUnicode_KIND(arg), PyUnicode_DATA(arg), PyUnicode_GET_LENGTH(arg));
+}
+
+/* The same on the bytes of valid UTF-8 text (the caller has checked): byte offsets, and no decoded copy of
+   the page is needed to find its blocks. */
+static PyObject *jsonld_blocks_utf8(PyObject *self, PyObject *arg) {
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *out = blocks(UTF8, buf.buf, buf.len);
+    PyBuffer_Release(&buf);
+    return out;
+}
+
 
 static PyMethodDef methods[] = {
     {"jsonld_blocks", jsonld_blocks, METH_O,
      "jsonld_blocks(text) -> [(attrs_start, attrs_end, content_start, content_end or -1)]: the candidate "
      "JSON-LD script blocks of a page (see quadfleet.worker.extractors.jsonld_scan)."},
+    {"jsonld_blocks_utf8", jsonld_blocks_utf8, METH_O,
+     "jsonld_blocks_utf8(data) -> the same for the bytes of valid UTF-8 text, in byte offsets."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_blocks", "JSON-LD block finding, in C.", -1, methods};

@@ -34,6 +34,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #define F_JSONLD 1
@@ -328,7 +329,40 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                          st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd);
 }
 
+/* Whether the bytes are valid UTF-8 exactly as CPython's strict decoder takes it (no overlong forms, no
+   surrogates, nothing past U+10FFFF, no cut sequence): lets a page go to lxml as it is without decoding it
+   first just to learn that. ASCII runs are skipped eight bytes at a time. */
+static PyObject *utf8_valid(PyObject *self, PyObject *arg) {
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = buf.buf, *end = p + buf.len;
+    int ok = 1;
+    while (p < end) {
+        if (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (!(w & 0x8080808080808080ULL)) { p += 8; continue; }
+        }
+        unsigned char c = *p;
+        if (c < 0x80) { p++; continue; }
+        Py_ssize_t need;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) need = 1;
+        else if (c >= 0xE0 && c <= 0xEF) { need = 2; if (c == 0xE0) lo = 0xA0; else if (c == 0xED) hi = 0x9F; }
+        else if (c >= 0xF0 && c <= 0xF4) { need = 3; if (c == 0xF0) lo = 0x90; else if (c == 0xF4) hi = 0x8F; }
+        else { ok = 0; break; }
+        if (end - p <= need || p[1] < lo || p[1] > hi) { ok = 0; break; }
+        for (Py_ssize_t k = 2; k <= need; k++)
+            if (p[k] < 0x80 || p[k] > 0xBF) { ok = 0; break; }
+        if (!ok) break;
+        p += need + 1;
+    }
+    PyBuffer_Release(&buf);
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef methods[] = {
+    {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> bool: whether bytes.decode('utf-8') would succeed."},
     {"scan", scan, METH_VARARGS, "scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, "
      "head_end, base_at, counts, tags, odd): the markup evidence of a page (see quadfleet.worker.evidence)."},
     {NULL, NULL, 0, NULL}};

@@ -19,10 +19,22 @@ from lxml import etree
 from . import charset
 from .evidence import Evidence
 
+try:
+    from ._scan import utf8_valid as _utf8_valid
+except ImportError:  # not built (no C compiler at install time): decoding tells
+    def _utf8_valid(data: bytes) -> bool:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
 _BASE = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 _RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
+# collect_ids=False: no ID table (nothing here looks elements up through libxml2's; the tree is the same),
+# 2% of the parse.
 _PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True,
-                           no_network=True, recover=True, huge_tree=True)
+                           no_network=True, recover=True, huge_tree=True, collect_ids=False)
 
 
 @dataclass(eq=False)
@@ -65,18 +77,32 @@ class Page:
 
     @property
     def _utf8(self) -> bytes:
-        """The text as UTF-8 (what lxml parses): the body itself when it is exactly that."""
-        text, codec = self._decoded
-        if codec == "utf-8" and len(text) <= len(self.body) and "\ufffd" not in text:
-            return self.body  # valid UTF-8 decodes without replacement, and encodes back to the same bytes
-        return text.encode("utf-8", "surrogatepass")
+        """The text as UTF-8 (what lxml parses): the body itself when it is exactly that (valid UTF-8 decodes
+        without replacement and encodes back to the same bytes), told without decoding it."""
+        if self.utf8_exact:
+            return self.body
+        return self.text.encode("utf-8", "surrogatepass")
+
+    @cached_property
+    def utf8_exact(self) -> bool:
+        """Whether :attr:`text` is the body's bytes read as UTF-8, character for character (no byte-order
+        mark, nothing replaced): then a slice of the bytes between two ASCII characters decodes to the
+        same slice of the text, and consumers can skip decoding the whole page."""
+        return self.encoding == "utf-8" and _utf8_valid(self.body)
 
     @property
     def text(self) -> str:
         return self._decoded[0]
 
-    @property
+    @cached_property
     def encoding(self) -> str:
+        """The codec of :attr:`text`, as :func:`charset.decode` chooses it; known without decoding the page
+        when a charset is declared or the bytes are valid UTF-8 (a DOM-only page is then never decoded)."""
+        declared = self.declared_charset
+        if declared is not None:
+            return declared[0]
+        if "_decoded" not in self.__dict__ and _utf8_valid(self.body):
+            return "utf-8"
         return self._decoded[1]
 
     @cached_property

@@ -16,7 +16,7 @@ from .jsonld_context import RemoteContextError, expand
 from .jsonld_direct import expand_schema_org
 from .jsonld_rdf import to_triples
 from .jsonld_repair import InvalidJSON, TooDeep, parse
-from .jsonld_scan import iter_blocks
+from .jsonld_scan import iter_blocks, iter_blocks_utf8
 
 __all__ = ["EXTRACTOR", "extract", "block_triples",
            "INVALID_JSON", "REPAIRED_JSON", "REMOTE_CONTEXT", "ERROR", "TOO_DEEP"]
@@ -71,7 +71,9 @@ def _error_kind(exc: BaseException) -> str:
 def extract(page: Page) -> Iterator[tuple]:
     events = page.events
     base = None
-    for number, raw in enumerate(iter_blocks(page.text)):
+    # (a page whose text is its bytes as UTF-8 is not decoded whole: only its blocks are)
+    blocks = iter_blocks_utf8(page.body) if page.utf8_exact else iter_blocks(page.text)
+    for number, raw in enumerate(blocks):
         if not raw or raw.isspace():
             continue
         try:

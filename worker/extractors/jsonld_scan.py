@@ -22,9 +22,9 @@ import re
 from typing import Iterator
 
 try:
-    from .._blocks import jsonld_blocks as _blocks_c
+    from .._blocks import jsonld_blocks as _blocks_c, jsonld_blocks_utf8 as _blocks_utf8
 except ImportError:  # not built: no C compiler when the package was installed
-    _blocks_c = None
+    _blocks_c = _blocks_utf8 = None
 
 # The next thing that can change what the tokenizer is doing: a comment or a raw-text element.
 # noscript is deliberately absent: lxml (and so extruct and our DOM extractors) parses its content.
@@ -82,6 +82,22 @@ def iter_blocks(text: str) -> Iterator[str]:
                 yield text[c0:]
                 return
             yield text[c0:c1]
+
+
+def iter_blocks_utf8(body: bytes) -> Iterator[str]:
+    """:func:`iter_blocks` of ``body.decode("utf-8")`` for a body that is valid UTF-8, found on the bytes and
+    decoding only the blocks (the scan looks for ASCII characters, which UTF-8 never uses inside another
+    character, and decodes the characters of element names and the white space after them)."""
+    if _blocks_utf8 is None:
+        yield from iter_blocks(body.decode("utf-8"))
+        return
+    for a0, a1, c0, c1 in _blocks_utf8(body):
+        kind = _type_attribute(body[a0:a1].decode("utf-8"))
+        if kind is not None and is_jsonld_type(kind):
+            if c1 < 0:
+                yield body[c0:].decode("utf-8")
+                return
+            yield body[c0:c1].decode("utf-8")
 
 
 def c_scan_built() -> bool:
