@@ -69,3 +69,34 @@ def test_chunked_then_gzip():
     gz = gzip.compress(html)
     chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(gz), gz)
     assert decode_body(chunked, "chunked", "gzip", 10**6) == (html, None)
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_c_utf8_check_agrees_with_pythons_decoder():
+    """The check that lets a page reach lxml undecoded must say "valid" exactly where CPython's strict decoder
+    does: every lead byte against continuation bytes at the edges of the overlong, surrogate and beyond-
+    U+10FFFF ranges, cut sequences, and random mixes, at aligned and unaligned offsets (its 8-byte ASCII skip)."""
+    import random
+
+    from quadfleet.worker import page
+
+    rng = random.Random(7)
+    edges = (0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF)
+    cases = [bytes([a]) for a in range(256)]
+    cases += [bytes([a, b]) for a in range(0xC0, 0x100) for b in edges]
+    cases += [bytes([a, b, c]) for a in range(0xE0, 0xF0) for b in edges for c in edges]
+    cases += [bytes([a, b, c, d]) for a in range(0xF0, 0xF8) for b in edges for c in (0x80, 0xBF, 0xC0) for d in edges]
+    for _ in range(20_000):
+        cases.append(bytes(rng.choice((rng.randrange(256), rng.randrange(0x80), rng.randrange(0x80, 0xC0)))
+                           for _ in range(rng.randrange(24))))
+    for case in cases:
+        for data in (case, b"abcdefgh" + case, b"abc" + case + b"xyz" * 5):
+            assert page._utf8_valid(data) == _decodes(data), data
+    assert page._utf8_valid(memoryview(b"caf\xc3\xa9"))
