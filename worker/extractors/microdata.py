@@ -31,12 +31,12 @@ from __future__ import annotations
 import re
 from collections import deque
 from typing import Iterator
-from urllib.parse import urljoin
 
 from lxml import etree
 
 from ..page import Page
 from ..terms import BNode, IRI, Literal, RDF_TYPE
+from ..urljoin import base_scheme, join
 from .base import Extractor
 from .microdata_values import number_datatype, temporal_datatype
 
@@ -103,12 +103,13 @@ def _vocabulary(item_type: str) -> str:
 class _Page:
     """Per-page state: the note's *memory* (item -> subject) and the caches that keep the walk linear."""
 
-    __slots__ = ("base", "doc", "root", "scopes", "owner", "props", "ids", "memory", "langs", "default_lang",
-                 "predicates")
+    __slots__ = ("base", "scheme", "doc", "root", "scopes", "owner", "props", "ids", "memory", "langs",
+                 "default_lang", "predicates")
 
     def __init__(self, root, base: str):
         self.root = root
         self.base = base
+        self.scheme = base_scheme(base)
         self.doc = base.split("#", 1)[0]
         self.scopes: set = set()
         self.owner: dict = {}  # element -> nearest ancestor-or-self item element (or None)
@@ -146,7 +147,7 @@ class _Page:
             itemid = (el.get("itemid") or "").strip()
             if itemid:
                 try:
-                    subj = IRI(urljoin(self.base, itemid))
+                    subj = IRI(join(self.base, itemid, self.scheme))
                 except ValueError:
                     pass
             if subj is None:
@@ -242,7 +243,7 @@ class _Page:
             url = el.get(attr)
             if url is not None:
                 try:
-                    return IRI(urljoin(self.base, url.strip()))
+                    return IRI(join(self.base, url.strip(), self.scheme))
                 except ValueError:
                     return None
         elif tag == "data" or tag == "meter":
