@@ -56,8 +56,17 @@ def _lit_escape(match: re.Match) -> str:
 
 
 def lang_tag(tag: str) -> str | None:
-    tag = tag.strip().replace("_", "-").lower()
-    return tag if _LANG.match(tag) else None
+    found = _LANG_TAGS.get(tag, _LANG_TAGS)
+    if found is _LANG_TAGS:  # (a page has one or two language tags, a process a few hundred)
+        norm = tag.strip().replace("_", "-").lower()
+        found = norm if _LANG.match(norm) else None
+        if len(_LANG_TAGS) >= 10_000:
+            _LANG_TAGS.clear()
+        _LANG_TAGS[tag] = found
+    return found
+
+
+_LANG_TAGS: dict[str, str | None] = {}
 
 
 def literal(lit: Literal) -> str | None:
