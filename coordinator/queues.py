@@ -7,7 +7,7 @@ import botocore.exceptions
 
 from ..worker.aws import AwsError, client, describe, region_of_queue
 from ..worker.config import QueueSettings
-from ..worker.sqs_worker import queue_info
+from ..worker.sqs_queue import queue_info
 
 RETENTION = 14 * 24 * 3600  # the maximum: a crawl-wide run can take days
 

@@ -12,7 +12,7 @@ from rich.table import Table
 from ..worker.aws import AwsError, client, describe, region_of_queue
 from ..worker.runs import load_inputs, load_manifest
 from ..worker.s3store import S3Store
-from ..worker.sqs_worker import queue_info
+from ..worker.sqs_queue import queue_info
 
 WINDOW = timedelta(minutes=15)
 MAX_READS = 300  # error and stats files read per status call (commonest reasons, rates)

@@ -26,6 +26,10 @@ really abandoned would not stop SQS from delivering a message into the closed co
 stay hidden for the whole visibility timeout.
 A second signal exits at once; the message then comes back when its visibility times out, which is the
 safety net for every failure.
+
+Where each job lives: this module is the lifecycle (:class:`Worker`) and how an attempt ended
+(:class:`Outcome`); :mod:`.sqs_queue` reads the queue's settings and holds a received message
+(:class:`.sqs_queue.Received`); :mod:`.heartbeat` keeps a message hidden while its input is processed.
 """
 from __future__ import annotations
 
@@ -40,39 +44,23 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .aws import AwsError, CutAnswer, client, describe, error_code, one_line, region_of_queue, require, retried
+from .aws import AwsError, client, describe, one_line, region_of_queue, require, retried
 from .config import Config
 from .errors import InputMissing, Interrupted, QuadfleetError, io_errors, is_transient
+from .heartbeat import Heartbeat
 from .messages import MalformedMessage, WorkItem, parse_message, shown
 from .process import _now, process_input, record_failure, versions, worker_name
 from .runs import Manifest, RunError, load_manifest
 from .s3store import S3Store
+from .sqs_queue import Received, queue_info
 from .stats import FileStats
 
 log = logging.getLogger("quadfleet.worker")
 
 TRANSIENT_TRIES = 3    # tries of an input within one receive while it fails transiently
 TRANSIENT_WAIT = 2.0   # seconds before the second of them, doubled each time (with jitter)
-QUEUE_TRIES = 6        # tries to read the queue's settings (0.5 s, doubled: about 15 s) before giving up
 REQUEUED = "quadfleet-requeued"  # message attribute: how often transient failures sent the message back
 REASON_CHARS = 500     # of a reason in a log line (the error record keeps more)
-
-
-@dataclass
-class Received:
-    message_id: str
-    receipt: str  # the handle of this receive: the only one valid for heartbeats and deletes
-    body: str
-    receive_count: int
-    requeued: int = 0  # times a transient failure sent this input back as a fresh copy
-
-
-@dataclass(frozen=True)
-class QueueInfo:
-    url: str
-    visibility_timeout: int
-    dead_letter_url: str | None
-    max_receive_count: int | None
 
 
 @dataclass
@@ -81,70 +69,6 @@ class Outcome:
     kind: str
     reason: str = ""
     stats: FileStats | None = None
-
-
-def queue_info(sqs, queue_url: str, tries: int = QUEUE_TRIES) -> QueueInfo:
-    """The queue's settings as SQS gives them, never guessed: an answer without them (cut short, empty) or a
-    transient failure is tried again, up to ``tries`` times, then TransientAwsError; AwsError at once if the
-    queue does not exist or cannot be read."""
-    what = f"{queue_url}: cannot read the queue"
-
-    def read() -> QueueInfo:
-        resp = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["VisibilityTimeout", "RedrivePolicy"])
-        attrs = require(resp, "Attributes")
-        timeout = require(attrs, "VisibilityTimeout")
-        dlq_url = max_receives = None
-        if "RedrivePolicy" in attrs:
-            try:
-                policy = json.loads(attrs["RedrivePolicy"])
-                arn = str(policy.get("deadLetterTargetArn", ""))
-                max_receives = int(policy.get("maxReceiveCount", 0)) or None
-            except (ValueError, TypeError, AttributeError):
-                raise CutAnswer(f"its RedrivePolicy is not readable: {shown(attrs['RedrivePolicy'])}") from None
-            parts = arn.split(":")
-            if len(parts) == 6:
-                try:
-                    found = sqs.get_queue_url(QueueName=parts[5], QueueOwnerAWSAccountId=parts[4])
-                    dlq_url = require(found, "QueueUrl", f"its dead-letter queue {arn}")
-                except io_errors() as exc:
-                    if is_transient(exc):
-                        raise
-                    log.warning("dead-letter queue %s not found: %s", arn, describe(exc))
-        return QueueInfo(queue_url, int(timeout), dlq_url, max_receives)
-
-    return retried(read, what, tries=tries, first_wait=0.5)
-
-
-class Heartbeat:
-    """Extends the message's visibility every third of the timeout while its input is being processed."""
-
-    def __init__(self, sqs, queue_url: str, msg: Received, timeout: int):
-        self.sqs, self.queue_url, self.msg, self.timeout = sqs, queue_url, msg, timeout
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
-        self.beats = 0
-
-    def __enter__(self) -> "Heartbeat":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        interval = max(self.timeout / 3.0, 0.5)
-        while not self._stop.wait(interval):
-            try:
-                retried(lambda: self.sqs.change_message_visibility(
-                    QueueUrl=self.queue_url, ReceiptHandle=self.msg.receipt, VisibilityTimeout=self.timeout),
-                    f"heartbeat for {self.msg.message_id}", tries=3, first_wait=min(0.25, interval / 8))
-                self.beats += 1
-            except AwsError as exc:
-                # The message may have gone to another worker; the commit marker keeps the outcome right.
-                log.warning("%s", exc)
-                if error_code(exc) in ("ReceiptHandleIsInvalid", "InvalidParameterValue"):
-                    return
 
 
 class Worker:

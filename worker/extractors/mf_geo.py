@@ -13,7 +13,8 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, VCARD, MfDoc, mf_doc
+from .mf_common import BNODE_SCOPE, VCARD, mf_doc
+from .mf_values import MfDoc
 
 ROOT = "geo"
 LATITUDE = IRI(VCARD + "latitude")

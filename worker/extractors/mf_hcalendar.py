@@ -25,8 +25,8 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import (BNODE_SCOPE, ICAL, ROLE_EVENT, ROLE_ORGANIZER, ROLE_RRULE, MfDoc, mf_doc,
-                        normalise_time)
+from .mf_common import BNODE_SCOPE, ICAL, ROLE_EVENT, ROLE_ORGANIZER, ROLE_RRULE, mf_doc
+from .mf_values import MfDoc, normalise_time
 
 COMPONENTS = {"vevent": "Vevent", "vtodo": "Vtodo", "vjournal": "Vjournal", "vfreebusy": "Vfreebusy"}
 _TEXTS = ("summary", "class", "transp", "description", "status", "location")

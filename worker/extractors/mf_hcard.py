@@ -27,7 +27,8 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, ROLE_NAME, ROLE_ORG, VCARD, MfDoc, mf_doc
+from .mf_common import BNODE_SCOPE, ROLE_NAME, ROLE_ORG, VCARD, mf_doc
+from .mf_values import MfDoc
 
 ROOT = "vcard"
 FIELDS = ("given-name", "family-name", "additional-name", "nickname", "honorific-prefix", "honorific-suffix")

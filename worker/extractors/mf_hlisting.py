@@ -18,8 +18,8 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import (BNODE_SCOPE, FOAF, HLISTING, ROLE_ITEM, ROLE_LISTER, VCARD, MfDoc, mf_doc,
-                        resolve)
+from .mf_common import BNODE_SCOPE, FOAF, HLISTING, ROLE_ITEM, ROLE_LISTER, VCARD, mf_doc
+from .mf_values import MfDoc, resolve
 
 ROOT = "hlisting"
 ACTIONS = ("sell", "rent", "trade", "meet", "announce", "offer", "wanted", "event", "service")

@@ -23,7 +23,8 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, HRECIPE, MfDoc, mf_doc, norm, resolve, text
+from .mf_common import BNODE_SCOPE, HRECIPE, mf_doc
+from .mf_values import MfDoc, norm, resolve, text
 
 ROOT = "hrecipe"
 R = {name: IRI(HRECIPE + name) for name in (

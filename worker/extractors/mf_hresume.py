@@ -17,7 +17,8 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, DOAC, FOAF, ROLE_EXPERIENCE, MfDoc, mf_doc, norm, text
+from .mf_common import BNODE_SCOPE, DOAC, FOAF, ROLE_EXPERIENCE, mf_doc
+from .mf_values import MfDoc, norm, text
 
 ROOT = "hresume"
 PERSON = IRI(FOAF + "Person")

@@ -12,7 +12,7 @@ Differences from Any23, each tested:
   ``vcard:url <page>``; we write a url only when there is one.
 - **Reviewer names.** A reviewer that is not an hCard (``<span class="reviewer">Tantek</span>``) was an
   empty node; we give it the reviewer's name as ``vcard:fn``, so the name is not lost.
-- Dates follow the value-class pattern (see :mod:`.mf_common`).
+- Dates follow the value-class pattern (see :mod:`.mf_values`).
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, DCTERMS, REV, VCARD, MfDoc, mf_doc
+from .mf_common import BNODE_SCOPE, DCTERMS, REV, VCARD, mf_doc
+from .mf_values import MfDoc
 
 ROOT = "hreview"
 REVIEW = IRI(REV + "Review")

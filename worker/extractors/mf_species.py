@@ -13,7 +13,8 @@ from typing import Iterator
 from ..page import Page
 from ..terms import IRI, Literal, RDF_TYPE
 from .base import Extractor
-from .mf_common import BNODE_SCOPE, WO, MfDoc, mf_doc
+from .mf_common import BNODE_SCOPE, WO, mf_doc
+from .mf_values import MfDoc
 
 ROOT = "biota"
 RANKS = ("kingdom", "division", "phylum", "order", "family", "genus", "species", "class")

@@ -21,6 +21,8 @@ from functools import lru_cache
 
 from lxml import etree
 
+from .rdfa_curie import quote_namespace
+
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
 # strptime formats by datatype, in the order they are tried (dict order matters: "2012" is a gYear).
@@ -97,3 +99,26 @@ def markup_literal(el, namespaces: dict[str, str] | None) -> str:
             parts.append(xml)
         parts.append(_escape(child.tail))
     return "".join(parts)
+
+
+def _in_scope_xmlns(el) -> dict[str, str]:
+    """The ``xmlns:p`` declarations in scope at ``el`` (outermost first, as pyRdfa orders them; prefixes
+    lower-cased, IRIs quoted), then the nearest default ``xmlns``: what an XML literal repeats."""
+    chain = []
+    node = el
+    while node is not None:
+        chain.append(node)
+        node = node.getparent()
+    found: dict[str, str] = {}
+    default = None
+    for node in reversed(chain):
+        for name in node.keys():
+            if name[:6] == "xmlns:":
+                prefix = name[6:]
+                if prefix and prefix != "_" and ":" not in prefix:
+                    found["xmlns:" + prefix.lower()] = quote_namespace(node.get(name))
+            elif name == "xmlns":
+                default = node.get(name)
+    if default:
+        found["xmlns"] = default
+    return found
