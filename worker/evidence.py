@@ -41,7 +41,7 @@ class Evidence:
     head_end: int       # offset of the first "<body" or "</head", -1 if none
     base_at: int        # offset of the first "<base" (whatever follows), -1 if none
     # RDFa attributes: @property=, @typeof=, and @rel/@rev values that can resolve (":", "&", a core term),
-    # counted on every tag, so never fewer than the DOM has (rdfa.py's head-only shortcut relies on it)
+    # counted on every tag, so never fewer than the DOM has (rdfa_find.py's head-only shortcut relies on it)
     rdfa_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
     tags: int = 0       # start tags read: never fewer than the elements a parser builds (the element budget)
 
