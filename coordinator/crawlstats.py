@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Iterable
 
+from ..worker.compression import nq_stem
+from .subsetstats import canonical_classes, subset_rows
+
 EXACT_LIMIT = 2000   # committed inputs up to which distinct counts are exact by default
 DEFAULT_LG_K = 12    # HLL: 2^12 buckets, relative standard error about 1.6 %
 TOP_LG_K = 14        # frequent-items sketches: exact while fewer than ~12,000 distinct PLDs
@@ -37,7 +40,8 @@ NUMBERS = ("inputs", "bytes", "records", "selected_records", "range_requests", "
            "duration_s")
 # FileStats tables that add and stay small (keyed by format, class, property or problem kind).
 SUMMED = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
-          "typed_entities_by_format", "classes_by_format", "class_properties_by_format", "errors", "notes")
+          "typed_entities_by_format", "classes_by_format", "class_properties_by_format", "errors", "notes",
+          "subsets")
 
 
 def open_store(url: str):
@@ -95,6 +99,7 @@ class Partial:
 
     def add_doc(self, doc: dict) -> None:
         """Fold in one input's statistics document (``stats/<id>.json``)."""
+        doc = canonical_classes(doc)  # http and https schema.org: one class
         nums = self.numbers
         for name in NUMBERS:
             nums[name] = nums.get(name, 0) + doc.get(name, 0)
@@ -123,6 +128,8 @@ class Partial:
         for fmt, classes in (doc.get("class_plds_by_format") or {}).items():
             for cls, plds in classes.items():
                 self._d(("class_plds", fmt, cls), plds)
+        for cls, plds in (doc.get("subset_plds") or {}).items():
+            self._d(("subset_plds", cls), plds)
         if "selection" in doc:  # records of an archive chosen through an index: several inputs per archive
             nums["selection_inputs"] = nums.get("selection_inputs", 0) + 1
             self._d("selected_archives", [doc.get("input", "")])
@@ -311,7 +318,7 @@ def list_run(store) -> RunListing:
     data: Counter = Counter()
     for key, info in store.list("data/").items():
         parts = key.split("/")
-        if len(parts) == 3 and parts[2].endswith(".nq.gz") and parts[2][:-6] in committed:
+        if len(parts) == 3 and nq_stem(parts[2]) in committed:
             data[parts[1]] += info["size"]
     pages = sum(info["size"] for key, info in store.list("pages/").items()
                 if key.endswith(".csv.gz") and key[len("pages/"):-len(".csv.gz")] in committed)
@@ -460,6 +467,7 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
         "class_properties": pairs,
         "top_plds": top_plds(part, None, top),
         "top_plds_by_format": top_by_format,
+        "subsets": subset_rows(part),
         "records_by_type": tables.get("records_by_type", {}),
         "errors": {"by_kind": by_kind,
                    "notes": tables.get("notes", {}),

@@ -20,7 +20,10 @@ MIXED_FLAG = "--allow-mixed-config"
 
 
 def _setting_name(key: str) -> str:
-    """A Config.to_json key as the config file names it (max_page_bytes -> limits.max_page_bytes)."""
+    """A Config.to_json key as the config file names it (max_page_bytes -> limits.max_page_bytes,
+    subset_mode -> subsets.mode)."""
+    if key.startswith("subset_"):
+        return f"subsets.{key[len('subset_'):]}"
     for table, keys in _TABLE_KEYS.items():
         if key in keys:
             return f"{table}.{key}"
@@ -45,8 +48,10 @@ def differences(before: Config, now: Config) -> list[str]:
         if there == here:
             continue
         if isinstance(there, list) and isinstance(here, list):
-            change = " ".join([f"+{v}" for v in here if v not in there] + [f"-{v}" for v in there if v not in here])
-            here_text = change or "the same in another order"
+            change = [f"+{v}" for v in here if v not in there] + [f"-{v}" for v in there if v not in here]
+            if len(change) > 8:  # e.g. the 50 subset classes against a run made without subsets
+                change = change[:6] + [f"... ({len(change) - 6} more)"]
+            here_text = " ".join(change) or "the same in another order"
         else:
             here_text = _show(here)
         out.append(f"{_setting_name(key)} {_show(there) or 'none'} there (this run: {here_text})")

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from .crawlstats import Partial, class_rows, pair_rows
+from .screen import noun, plural
 
 CHART_DIR = "charts"
 _BAR = "#3b6ea8"
@@ -174,7 +175,7 @@ def _sections(s: dict, part: Partial, top: int) -> tuple[dict, dict]:
 
 
 def write_report(summary: dict, part: Partial, out_dir: str | Path) -> list[Path]:
-    """Write summary.json, index.md, index.html, charts/*.png, classes.csv and class_properties.csv into
+    """Write summary.json, index.md, index.html, charts/*.png, classes.csv, class_properties.csv and subsets.csv into
     ``out_dir``; the files written."""
     out = Path(out_dir)
     charts = out / CHART_DIR
@@ -219,7 +220,7 @@ def write_report(summary: dict, part: Partial, out_dir: str | Path) -> list[Path
 
 
 def _write_csvs(part: Partial, summary: dict, out: Path) -> list[Path]:
-    cls_path, pair_path = out / "classes.csv", out / "class_properties.csv"
+    cls_path, pair_path, sub_path = out / "classes.csv", out / "class_properties.csv", out / "subsets.csv"
     with open(cls_path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["format", "class", "entities", "plds", "plds_lower", "plds_upper"])
@@ -232,7 +233,12 @@ def _write_csvs(part: Partial, summary: dict, out: Path) -> list[Path]:
         for fmt in summary["formats"]:
             for r in pair_rows(part, fmt):
                 w.writerow([fmt, r["class"], r["property"], r["entities"]])
-    return [cls_path, pair_path]
+    with open(sub_path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["class", "pages", "entities", "quads", "plds", "plds_lower", "plds_upper"])
+        for r in summary.get("subsets", []):
+            w.writerow([r["class"], r["pages"], r["entities"], r["quads"], r["plds"], *r["plds_bounds"]])
+    return [cls_path, pair_path, sub_path]
 
 
 # A document = a list of blocks, rendered to Markdown and to HTML alike:
@@ -246,7 +252,7 @@ def _document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
            f"Distinct counts are HyperLogLog estimates (DataSketches, lg_k={d['lg_k']}) shown as "
            f"≈estimate [lower – upper], bounds at {d['std_devs']} standard deviations (about 95 %); "
            "top PLDs come from frequent-items sketches, with their bounds.")
-    psl = ", ".join(f"{v} ({n:,} inputs)" for v, n in s["psl"].items()) or "none"
+    psl = ", ".join(f"{v} ({plural(n, 'input')})" for v, n in s["psl"].items()) or "none"
     doc.append(("p", f"Source: {s['source']} · generated {s['generated']} · {how} "
                      f"PLDs from the Public Suffix List snapshot {psl}."))
     doc.append(("h", 2, "Overview"))
@@ -262,7 +268,7 @@ def _document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         ("PLDs with triples", est(o["plds_with_triples"], o["plds_with_triples_bounds"])),
         ("typed entities", num(o["typed_entities"])),
         ("triples", num(o["triples"])),
-        ("extracted data (gzipped N-Quads)", size(o["extracted_bytes"])),
+        ("extracted data (compressed N-Quads)", size(o["extracted_bytes"])),
         ("machine hours (sum of per-input process time)", f"{o['machine_hours']:,.2f}"),
         ("pages/s per process", num(o["pages_per_second"])),
         ("pages/s, first start to last finish",
@@ -271,7 +277,8 @@ def _document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
     ]
     doc.append(("table", ["", "value"], rows, {1}))
     if o.get("inputs_without_pld_stats"):
-        doc.append(("p", f"{o['inputs_without_pld_stats']:,} input(s) were extracted by a version that did not "
+        n = o["inputs_without_pld_stats"]
+        doc.append(("p", f"{plural(n, 'input')} {'was' if n == 1 else 'were'} extracted by a version that did not "
                          "count PLDs: their domains and classes per PLD are missing; extract them again to count them."))
     doc.append(("img", images["overview"], "Pages and domains"))
 
@@ -293,13 +300,21 @@ def _document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         doc += _pld_tables(s["top_plds"])
         doc.append(("img", images["plds"], "Top PLDs"))
 
+    if s.get("subsets"):
+        doc.append(("h", 2, "Schema.org class subsets"))
+        doc.append(("p", "subsets/<Class>/: per configured class, the pages with a microdata or JSON-LD entity of "
+                         "the class or a subclass, those entities, the quads written and the PLDs of the pages."))
+        doc.append(("table", ["class", "pages", "entities", "quads", "PLDs"],
+                    [(r["class"], num(r["pages"]), num(r["entities"]), num(r["quads"]),
+                      est(r["plds"], r["plds_bounds"])) for r in s["subsets"]], {1, 2, 3, 4}))
+
     for fmt, f in s["formats"].items():
         by_e, by_p = ranked[fmt]
         if not (by_e or pairs[fmt] or s["top_plds_by_format"][fmt]["by_triples"]):
             continue
         doc.append(("h", 2, f"{fmt}"))
-        doc.append(("p", f"{num(f['pages'])} pages, {est(f['plds'], f['plds_bounds'])} PLDs, "
-                         f"{num(f['classes'])} classes."))
+        doc.append(("p", f"{plural(f['pages'], 'page')}, {est(f['plds'], f['plds_bounds'])} "
+                         f"{noun(f['plds'], 'PLD')}, {plural(f['classes'], 'class', 'classes')}."))
         if f"classes-{fmt}" in images:
             doc.append(("img", images[f"classes-{fmt}"], f"{fmt} classes"))
         if by_e:
@@ -339,7 +354,8 @@ def _document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         doc.append(("h", 3, "Committed inputs whose statistics could not be read"))
         doc.append(("table", ["input id", "reason"], [(r["input_id"], r["reason"]) for r in e["unreadable_stats"]],
                     set()))
-    doc.append(("p", "Full tables: classes.csv and class_properties.csv; everything above: summary.json."))
+    doc.append(("p", "Full tables: classes.csv, class_properties.csv and subsets.csv; everything above: "
+                     "summary.json. Schema.org classes are counted as one whether pages wrote http or https."))
     return doc
 
 
@@ -485,12 +501,12 @@ def overview_table(summary: dict):
     from rich.table import Table
 
     o = summary["overview"]
-    title = (f"{o['archives']:,} archive(s), {size(o['bytes'])}, {o['html_pages']:,} HTML pages, "
+    title = (f"{plural(o['archives'], 'archive')}, {size(o['bytes'])}, {plural(o['html_pages'], 'HTML page')}, "
              f"{o['pages_with_triples']:,} with triples; PLDs {est(o['plds'], o['plds_bounds'])}, "
              f"with triples {est(o['plds_with_triples'], o['plds_with_triples_bounds'])}; "
-             f"{o['typed_entities']:,} typed entities, {o['triples']:,} triples")
+             f"{plural(o['typed_entities'], 'typed entity', 'typed entities')}, {plural(o['triples'], 'triple')}")
     if o["failed_inputs"]:
-        title += f"; {o['failed_inputs']:,} input(s) failed"
+        title += f"; {plural(o['failed_inputs'], 'input')} failed"
     table = Table(title=title, title_justify="left")
     for col in ("format", "pages", "PLDs", "typed entities", "triples", "triples/page", "triples/PLD"):
         table.add_column(col, justify="left" if col == "format" else "right", no_wrap=col == "format")

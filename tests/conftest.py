@@ -90,3 +90,50 @@ def fleet(moto_endpoint, tmp_path):
     f.bucket("out")
     yield f
     f.close()
+
+
+def build_real_pages_warc(path: Path) -> Path:
+    """A gzip-per-record WARC of the corpus's real-pages (one response per page, under its URL from
+    PROVENANCE.tsv, in file order); skips if the corpus is absent."""
+    import csv
+    import io
+    import uuid
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    folder = corpus_path("real-pages")
+    with open(folder / "PROVENANCE.tsv", encoding="utf-8", newline="") as fh:
+        rows = sorted(csv.DictReader(fh, delimiter="\t"), key=lambda r: r["file"])
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for row in rows:
+            http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(
+                row["url"], "response", payload=io.BytesIO((folder / row["file"]).read_bytes()), http_headers=http,
+                warc_headers_dict={"WARC-Date": "2024-10-05T12:00:00Z",  # fixed: the same archive every time
+                                   "WARC-Record-ID": f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, row['url'])}>"}))
+    return path
+
+
+def corpus_archives() -> list[Path]:
+    """Every WARC/ARC file of warc-commoncrawl and warc-real-misc (the damaged ones too)."""
+    files = []
+    for set_name in ("warc-commoncrawl", "warc-real-misc"):
+        folder = corpus_path(set_name)
+        files += sorted(p for p in folder.iterdir() if ".warc" in p.name or ".arc" in p.name)
+    return files
+
+
+@pytest.fixture(scope="session")
+def subsets_run(tmp_path_factory):
+    """`quadfleet extract --table parquet` (default configuration: the 50 WDC classes, page mode, gzip) over
+    the corpus archives and a WARC of real-pages: (inputs, output folder). The damaged archives fail (exit 1)."""
+    from quadfleet.cli import main
+
+    work = tmp_path_factory.mktemp("subsets-run")
+    inputs = corpus_archives() + [build_real_pages_warc(work / "real-pages.warc.gz")]
+    out = work / "out"
+    assert main(["extract", *map(str, inputs), "--out", str(out), "--processes", "2", "--quiet",
+                 "--table", "parquet"]) == 1
+    return inputs, out

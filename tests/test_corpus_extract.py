@@ -2,13 +2,13 @@
 archives, and every line it writes parses with rdflib's strict N-Quads parser."""
 from __future__ import annotations
 
-import gzip
 import json
 
 import pytest
 from rdflib import Dataset
 
 from quadfleet.cli import main
+from quadfleet.worker.compression import find_nquads, read_lines
 from quadfleet.worker.inputs import spec
 
 from conftest import corpus_path
@@ -46,8 +46,8 @@ def test_every_archive_is_committed_or_reported(corpus_run, capsys):
 def test_every_output_line_parses_strictly(corpus_run):
     _, out, _ = corpus_run
     lines = 0
-    for data in sorted((out / "data").glob("*/*.nq.gz")):
-        for n, line in enumerate(gzip.decompress(data.read_bytes()).decode("utf-8").splitlines(True), 1):
+    for data in find_nquads(out / "data", "*/*"):
+        for n, line in enumerate(read_lines(data.read_bytes()), 1):
             try:
                 Dataset().parse(data=line, format="nquads")
             except Exception as exc:  # name the file and line
@@ -62,7 +62,7 @@ def test_statistics_add_up(corpus_run):
         stats = json.loads(stats_file.read_text())
         for fmt, info in stats["outputs"].items():
             data = out / info["key"]
-            assert len(gzip.decompress(data.read_bytes()).splitlines()) == info["quads"] \
+            assert len(read_lines(data.read_bytes())) == info["quads"] \
                 == stats["triples_by_format"][fmt]
         assert stats["triples"] == sum(stats["triples_by_format"].values())
         assert stats["html_pages"] == sum(stats["hosts"].values())

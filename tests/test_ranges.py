@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from quadfleet.cli import main
+from quadfleet.worker.compression import find_nquads, iter_lines
 from quadfleet.worker.inputs import selection_spec
 from quadfleet.worker.outputs import read_page_index
 from quadfleet.worker.ranges import COALESCE_GAP, MAX_SPAN, SelectionReader, inflate_record, plan_spans, record_url
@@ -43,9 +44,9 @@ def cdxj(*archives: Path, cwd: Path) -> list[str]:
 def quads_by_page(out: Path) -> dict[str, Counter]:
     """{page URL: multiset of N-Quads lines} over every committed data file of a run."""
     pages: dict[str, Counter] = {}
-    for path in sorted((out / "data").rglob("*.nq.gz")):
+    for path in find_nquads(out / "data"):
         fmt = path.parent.name
-        for line in gzip.open(path, "rt", encoding="utf-8"):
+        for line in iter_lines(path):
             graph = GRAPH.search(line).group(1)
             pages.setdefault(graph, Counter())[(fmt, line)] += 1
     return pages

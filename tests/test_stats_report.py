@@ -3,9 +3,9 @@ index say, exactly in exact mode and within the printed bounds in sketch mode; t
 page again with one byte range; the report's files are there; it also runs over an s3:// prefix."""
 from __future__ import annotations
 
-import gzip
 import io
 import json
+import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -18,12 +18,20 @@ from warcio.archiveiterator import ArchiveIterator
 
 from quadfleet.cli import main
 from quadfleet.coordinator.crawlstats import Partial
+from quadfleet.worker.compression import find_nquads, read_lines
 from quadfleet.worker.domains import pld
 from quadfleet.worker.outputs import PAGE_INDEX_COLUMNS, read_page_index
 
 from conftest import corpus_path
 
 RDF_TYPE = URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+SCHEMA_SPELLINGS = re.compile(r"https?://(?:www\.)?schema\.org/")
+
+
+def one_spelling(iri: str) -> str:
+    """Statistics count http and https (and www.) schema.org as one vocabulary, spelled http://schema.org/."""
+    m = SCHEMA_SPELLINGS.match(iri)
+    return "http://schema.org/" + iri[m.end():] if m else iri
 BIG = "1000000"  # --top large enough that every class, pair and PLD is listed
 
 
@@ -78,9 +86,9 @@ def direct(run):
                 assert int(row[fmt]) > 0
                 d["pages"][fmt] += 1
                 d["index_plds"][fmt].add(host_pld(row["url"]))
-        for data in sorted((run / "data").glob(f"*/{iid}.nq.gz")):
+        for data in find_nquads(run / "data", f"*/{iid}.*"):
             fmt = data.parent.name
-            lines = gzip.decompress(data.read_bytes()).decode("utf-8").splitlines(True)
+            lines = read_lines(data.read_bytes())
             pages = [(row["url"], int(row[fmt])) for row in rows if int(row.get(fmt) or 0)]
             assert sum(n for _, n in pages) == len(lines), data
             at = 0
@@ -101,9 +109,9 @@ def direct(run):
                     if p == RDF_TYPE:
                         has_type.add(s)
                         if isinstance(o, URIRef):
-                            typed[s].add(str(o))
+                            typed[s].add(one_spelling(str(o)))
                     else:
-                        props[s].add(str(p))
+                        props[s].add(one_spelling(str(p)))
                 d["entities"][fmt] += len(has_type)
                 for subject, classes in typed.items():
                     for c in classes:

@@ -20,8 +20,10 @@ except ModuleNotFoundError:  # Python 3.10
 
 from .errors import ConfigError
 
-_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "limits", "output", "queue", "worker"}
-_TABLE_KEYS = {"limits": {"max_page_bytes", "page_seconds", "max_elements"}, "output": {"compresslevel"},
+_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "limits", "output", "subsets", "queue", "worker"}
+_TABLE_KEYS = {"limits": {"max_page_bytes", "page_seconds", "max_elements"},
+               "output": {"compresslevel", "compression", "zstd_level", "table"},
+               "subsets": {"classes", "mode"},
                "queue": {"visibility_timeout", "max_receive_count", "wait_time_seconds", "retry_delay"},
                "worker": {"spot_endpoint", "spot_poll_interval", "autoscaling", "allow_http"}}
 
@@ -52,6 +54,13 @@ class Config:
     # Per-page budgets: CPU seconds for the extractors of one page, and tags before a page gets no DOM.
     page_seconds: float = 10.0
     max_elements: int = 250_000
+    # N-Quads files: "gzip" (level: compresslevel) or "zstd" (level: zstd_level); the page index is always gzip.
+    compression: str = "gzip"
+    zstd_level: int = 3
+    table: str = "none"  # "parquet": tables/<id>.parquet, one row per quad written
+    # schema.org class subsets (local names; empty: none) and how a page's quads are chosen ("page", "entity")
+    subset_classes: tuple[str, ...] = ()
+    subset_mode: str = "page"
     # How the fleet runs; not part of what is extracted, so not in the hash or the run manifest.
     queue: QueueSettings = QueueSettings()
     worker: WorkerSettings = WorkerSettings()
@@ -61,7 +70,13 @@ class Config:
         d = dataclasses.asdict(self)
         del d["queue"], d["worker"]
         d["formats"] = list(self.formats)
+        d["subset_classes"] = list(self.subset_classes)
         return d
+
+    @property
+    def nq_level(self) -> int:
+        """The compression level of N-Quads files under the chosen compression."""
+        return self.zstd_level if self.compression == "zstd" else self.compresslevel
 
     @property
     def hash(self) -> str:
@@ -145,6 +160,8 @@ def _validate(raw: dict, where: str) -> Config:
     level = raw.get("output", {}).get("compresslevel")
     if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 9:
         raise bad("output.compresslevel", f"must be an integer from 1 to 9, not {level!r}")
+    output = _validate_output(raw.get("output", {}), bad)
+    subsets = _validate_subsets(raw.get("subsets", {}), bad)
     q = raw.get("queue", {})
     ints = {"visibility_timeout": (1, 43200), "max_receive_count": (1, 1000), "wait_time_seconds": (0, 20),
             "retry_delay": (0, 43200)}
@@ -169,14 +186,54 @@ def _validate(raw: dict, where: str) -> Config:
     return Config(formats=tuple(formats), keep_all_predicates=raw["keep_all_predicates"],
                   prefilter=raw["prefilter"],
                   max_page_bytes=max_page, compresslevel=level, page_seconds=float(page_seconds),
-                  max_elements=max_elements,
+                  max_elements=max_elements, **output, **subsets,
                   queue=QueueSettings(**{k: q.get(k, getattr(QueueSettings, k)) for k in ints}),
                   worker=WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval),
                                         autoscaling=autoscaling, allow_http=allow_http))
 
 
+def _validate_output(out: dict, bad) -> dict:
+    compression = out.get("compression", "gzip")
+    if compression not in ("gzip", "zstd"):
+        raise bad("output.compression", f'must be "gzip" or "zstd", not {compression!r}')
+    zstd_level = out.get("zstd_level", 3)
+    if not isinstance(zstd_level, int) or isinstance(zstd_level, bool) or not 1 <= zstd_level <= 22:
+        raise bad("output.zstd_level", f"must be an integer from 1 to 22, not {zstd_level!r}")
+    table = out.get("table", "none")
+    if table not in ("none", "parquet"):
+        raise bad("output.table", f'must be "none" or "parquet", not {table!r}')
+    return {"compression": compression, "zstd_level": zstd_level, "table": table}
+
+
+def _validate_subsets(sub: dict, bad) -> dict:
+    """[subsets]: classes by their schema.org local names (each a class of the shipped vocabulary), a mode."""
+    classes = sub.get("classes", [])
+    if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes):
+        raise bad("subsets.classes", 'must be a list of schema.org class names (e.g. ["Product", "Event"]), '
+                                     "or [] for no subsets")
+    if classes:
+        from .schemaorg import VocabularyUnavailable, class_names, local_name
+
+        try:
+            known = class_names()
+        except (VocabularyUnavailable, OSError) as exc:
+            raise bad("subsets.classes", f"cannot read the schema.org vocabulary: {exc}") from None
+        for c in classes:
+            if c not in known:
+                hint = (f" (name it {local_name(c)!r}: classes are given by local name)"
+                        if local_name(c) in known else "")
+                raise bad("subsets.classes", f"{c!r} is not a schema.org class{hint}")
+        if len(set(classes)) != len(classes):
+            raise bad("subsets.classes", "lists a class twice")
+    mode = sub.get("mode", "page")
+    if mode not in ("page", "entity"):
+        raise bad("subsets.mode", f'must be "page" or "entity", not {mode!r}')
+    return {"subset_classes": tuple(classes), "subset_mode": mode}
+
+
 def load_config(path: str | None = None, *, formats: list[str] | None = None,
-                keep_all_predicates: bool | None = None, prefilter: bool | None = None) -> Config:
+                keep_all_predicates: bool | None = None, prefilter: bool | None = None,
+                table: str | None = None) -> Config:
     """Defaults, then the file at ``path`` if given, then the flags that were set."""
     raw = _read_toml("config/quadfleet.toml (built-in)", default_text())
     where = "built-in config"
@@ -189,12 +246,19 @@ def load_config(path: str | None = None, *, formats: list[str] | None = None,
         raw["keep_all_predicates"] = keep_all_predicates
     if prefilter is not None:
         raw["prefilter"] = prefilter
+    if table is not None:
+        raw["output"] = {**raw.get("output", {}), "table": table}
     return _validate(raw, where)
 
 
 def config_from_json(d: dict) -> Config:
-    """Rebuild a Config from :meth:`Config.to_json` (how it travels to worker processes and machines)."""
+    """Rebuild a Config from :meth:`Config.to_json` (how it travels to worker processes and machines).
+
+    A manifest written before a setting existed gets what that version did: gzip, no table, no subsets."""
     return Config(formats=tuple(d["formats"]), keep_all_predicates=d["keep_all_predicates"],
                   prefilter=d["prefilter"],
                   max_page_bytes=d["max_page_bytes"], compresslevel=d["compresslevel"],
-                  page_seconds=d.get("page_seconds", 10.0), max_elements=d.get("max_elements", 250_000))
+                  page_seconds=d.get("page_seconds", 10.0), max_elements=d.get("max_elements", 250_000),
+                  compression=d.get("compression", "gzip"), zstd_level=d.get("zstd_level", 3),
+                  table=d.get("table", "none"), subset_classes=tuple(d.get("subset_classes", ())),
+                  subset_mode=d.get("subset_mode", "page"))

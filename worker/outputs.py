@@ -1,8 +1,11 @@
 """Where an input's results go, and the order that makes them appear all at once.
 
-The layout is the same on disk and on S3: ``data/<format>/<id>.nq.gz``, ``pages/<id>.csv.gz`` (the page
-index), ``stats/<id>.json``, and ``done/<id>``, written last, as the commit marker. Readers trust only inputs with a marker; a rerun of an
-uncommitted input overwrites its files, so an attempt that died half-way leaves nothing anyone counts.
+The layout is the same on disk and on S3: ``data/<format>/<id>.nq.gz`` (``.nq.zst`` with zstd, see
+:mod:`quadfleet.worker.compression`), ``subsets/<Class>/<id>.nq.gz`` (schema.org class subsets),
+``tables/<id>.parquet`` (with ``--table parquet``), ``pages/<id>.csv.gz`` (the page index),
+``stats/<id>.json``, and ``done/<id>``, written last, as the commit marker. Readers trust only inputs with a
+marker; a rerun of an uncommitted input overwrites its files, so an attempt that died half-way leaves
+nothing anyone counts.
 """
 from __future__ import annotations
 
@@ -13,12 +16,23 @@ import os
 import tempfile
 from pathlib import Path
 
+from .compression import NQuadsFile, nq_suffix
+
 
 SCRATCH_DIR = ".tmp"  # under a local output directory: files not yet renamed into place
 
 
-def data_key(fmt: str, input_id: str) -> str:
-    return f"data/{fmt}/{input_id}.nq.gz"
+def data_key(fmt: str, input_id: str, compression: str = "gzip") -> str:
+    return f"data/{fmt}/{input_id}{nq_suffix(compression)}"
+
+
+def subset_key(cls: str, input_id: str, compression: str = "gzip") -> str:
+    """A schema.org class subset of one input (``cls``: the class's local name, e.g. ``Product``)."""
+    return f"subsets/{cls}/{input_id}{nq_suffix(compression)}"
+
+
+def table_key(input_id: str) -> str:
+    return f"tables/{input_id}.parquet"
 
 
 def pages_key(input_id: str) -> str:
@@ -105,42 +119,34 @@ class LocalStore:
 
 
 class FormatWriters:
-    """One gzip N-Quads scratch file per format, opened when its first line arrives."""
+    """One compressed N-Quads scratch file per format, opened when its first line arrives."""
 
-    def __init__(self, scratch: Path, input_id: str, compresslevel: int):
+    def __init__(self, scratch: Path, input_id: str, compresslevel: int, compression: str = "gzip"):
         self.scratch = scratch
         self.input_id = input_id
         self.level = compresslevel
-        self.files: dict[str, tuple[str, gzip.GzipFile]] = {}
+        self.compression = compression
+        self.files: dict[str, NQuadsFile] = {}
         self.lines: dict[str, int] = {}
 
     def write(self, fmt: str, lines: list[str]) -> None:
-        entry = self.files.get(fmt)
-        if entry is None:
-            fd, path = tempfile.mkstemp(dir=self.scratch, prefix=f"{self.input_id}.{fmt}.", suffix=".nq.gz")
-            gz = gzip.GzipFile(fileobj=os.fdopen(fd, "wb"), mode="wb", compresslevel=self.level, mtime=0)
-            entry = self.files[fmt] = (path, gz)
+        out = self.files.get(fmt)
+        if out is None:
+            out = self.files[fmt] = NQuadsFile(self.scratch, f"{self.input_id}.{fmt}.", self.compression, self.level)
             self.lines[fmt] = 0
-        entry[1].write("".join(lines).encode("utf-8"))
+        out.write("".join(lines).encode("utf-8"))
         self.lines[fmt] += len(lines)
 
     def close(self) -> dict[str, str]:
         """Finish every file; {format: scratch path}."""
-        out = {}
-        for fmt, (path, gz) in self.files.items():
-            fileobj = gz.fileobj
-            gz.close()
-            fileobj.close()
-            out[fmt] = path
+        out = {fmt: f.close() for fmt, f in self.files.items()}
         self.files = {}
         return out
 
     def discard(self) -> None:
-        for path in self.close().values():
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+        for f in self.files.values():
+            f.discard()
+        self.files = {}
 
 
 # The page index's fixed columns; one column of triples per configured format follows, named by its id.

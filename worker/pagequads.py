@@ -12,6 +12,7 @@ from .evidence import scan
 from .extractors.base import Extractor
 from .nquads import Serializer, bnode_prefix, iri
 from .page import Page
+from .schemaorg import canonical
 from .terms import IRI, RDF_TYPE
 
 
@@ -25,6 +26,9 @@ class FormatResult:
     # (class IRI, property IRI) -> typed entities of that class with that property (rdf:type left out)
     properties: dict[tuple[str, str], int] = field(default_factory=dict)
     dropped: int = 0  # triples lost to a term that could not be made valid
+    # subject -> its class IRIs (None for a type that is not an IRI), for class subsets. In ``types``,
+    # ``classes`` and ``properties``, schema.org IRIs have one spelling (http://schema.org/, see schemaorg.py).
+    types: dict = field(default_factory=dict)
     error: str | None = None  # exception class name if the extractor failed on this page
 
 
@@ -80,7 +84,7 @@ def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bo
                 continue
             seen[line] = None
             if p == RDF_TYPE:
-                types.setdefault(s, set()).add(o if type(o) is IRI else None)
+                types.setdefault(s, set()).add(canonical(o) if type(o) is IRI else None)
             else:
                 ps = preds.get(s)
                 if ps is None:
@@ -93,9 +97,10 @@ def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bo
     res.lines = list(seen)
     res.dropped = ser.dropped
     res.typed_entities = len(types)
+    res.types = types
     props = res.properties
     for s, classes in types.items():
-        ps = preds.get(s, ())
+        ps = {canonical(p) for p in preds.get(s, ())}
         for c in classes:
             if c is not None:
                 res.classes[c] = res.classes.get(c, 0) + 1

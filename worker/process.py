@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from .. import __version__
 from .config import Config
+from .derived import DerivedOutputs, derived_outputs
 from .domains import PldCache, psl_info
 from .errors import ArchiveError, Interrupted
 from .inputs import InputSpec
@@ -50,11 +51,13 @@ def _host(url: str) -> str:
 
 def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                   progress: Callable[[int], None] | None = None,
-                  stop: Callable[[], bool] | None = None, index: PageIndex | None = None) -> FileStats:
+                  stop: Callable[[], bool] | None = None, index: PageIndex | None = None,
+                  derived: DerivedOutputs | None = None) -> FileStats:
     """Read one archive and write its quads through ``writers``; the statistics of what was seen.
 
     ``stop`` is asked before each page; if it says yes, Interrupted is raised (a worker shutting down).
-    ``index``, if given, gets a row for each page that passed the prefilter."""
+    ``index``, if given, gets a row for each page that passed the prefilter; ``derived``, each page's
+    results (class subsets, the Parquet table)."""
     stats = FileStats(inputs=1)
     extractors = config.extractors()
     pld_of = PldCache()
@@ -113,6 +116,8 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                         props = stats.class_properties_by_format.setdefault(fmt, {})
                         for (cls, prop), k in res.properties.items():
                             _bump(props.setdefault(cls, {}), prop, k)
+                if page_triples and derived is not None:
+                    derived.add_page(page, host, pld, results)
                 if page_triples:
                     stats.pages_with_triples += 1
                     stats.triples += page_triples
@@ -164,10 +169,11 @@ def process_input(spec: InputSpec, store, config: Config,
         return None
     started = time.time()
     started_iso = _now()
-    writers = FormatWriters(store.scratch, spec.id, config.compresslevel)
+    writers = FormatWriters(store.scratch, spec.id, config.nq_level, config.compression)
     index = PageIndex(store.scratch, spec.id, spec.uri, config.formats, config.compresslevel)
+    derived = derived_outputs(store.scratch, spec, config)
     try:
-        stats = extract_input(spec, config, writers, progress, stop, index=index)
+        stats = extract_input(spec, config, writers, progress, stop, index=index, derived=derived)
         if stats.errors.get("archive-cut-short") and spec.ranges is None:
             # Every page before the cut was read, but the archive is not whole (a truncated download, a copy
             # still being written): committing it would make a rerun on the complete file skip it for good.
@@ -176,15 +182,18 @@ def process_input(spec: InputSpec, store, config: Config,
     except BaseException:
         writers.discard()
         index.discard()
+        if derived is not None:
+            derived.discard()
         raise
     stats.duration_s = time.time() - started
     outputs = {}
     lines = dict(writers.lines)
     for fmt, path in writers.close().items():
-        store.put_file(data_key(fmt, spec.id), path)
-        outputs[fmt] = {"key": data_key(fmt, spec.id), "quads": lines[fmt]}
+        store.put_file(data_key(fmt, spec.id, config.compression), path)
+        outputs[fmt] = {"key": data_key(fmt, spec.id, config.compression), "quads": lines[fmt]}
     page_rows = index.rows
     store.put_file(pages_key(spec.id), index.close())
+    more = derived.commit(store, stats) if derived is not None else {}
     doc = {
         "input": spec.uri,
         "input_id": spec.id,
@@ -196,6 +205,7 @@ def process_input(spec: InputSpec, store, config: Config,
         "versions": versions(),
         "outputs": outputs,
         "page_index": {"key": pages_key(spec.id), "rows": page_rows},
+        **more,
         **stats.to_json(),
     }
     store.put_bytes(stats_key(spec.id), json.dumps(doc, indent=1, sort_keys=False).encode())

@@ -75,6 +75,9 @@ class FileStats:
     # Sets (sorted lists in JSON; merged by union):
     plds_parsed_by_format: dict = field(default_factory=dict)  # format -> PLDs of pages its prefilter passed
     class_plds_by_format: dict = field(default_factory=dict)   # format -> class -> PLDs with an entity of it
+    # Schema.org class subsets (worker/subsets.py), by configured class (local name):
+    subsets: dict = field(default_factory=dict)       # class -> {"pages", "entities", "quads"} (they add)
+    subset_plds: dict = field(default_factory=dict)   # class -> PLDs of its pages (a set)
     errors: dict = field(default_factory=dict)              # kind -> count (pages, blocks, triples lost)
     notes: dict = field(default_factory=dict)               # kind -> count (not failures, e.g. repaired JSON)
     duration_s: float = 0.0
@@ -87,8 +90,8 @@ class FileStats:
     TABLES = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
               "typed_entities_by_format", "classes_by_format", "hosts", "hosts_with_triples_by_format",
               "errors", "notes", "plds", "plds_with_triples", "plds_with_triples_by_format",
-              "pld_triples_by_format", "class_properties_by_format")
-    SETS = ("plds_parsed_by_format", "class_plds_by_format")
+              "pld_triples_by_format", "class_properties_by_format", "subsets")
+    SETS = ("plds_parsed_by_format", "class_plds_by_format", "subset_plds")
 
     def __add__(self, other: "FileStats") -> "FileStats":
         out = FileStats()

@@ -33,7 +33,6 @@ contribute the same line, and losing one of them must show).
 from __future__ import annotations
 
 import csv
-import gzip
 import hashlib
 import os
 import re
@@ -198,6 +197,7 @@ def run_archive(path: Path, prefilter: bool, scratch: Path) -> dict:
     from quadfleet.worker.config import load_config
     from quadfleet.worker.errors import QuadfleetError
     from quadfleet.worker.inputs import spec as input_spec
+    from quadfleet.worker.compression import decompress
     from quadfleet.worker.outputs import FormatWriters
     from quadfleet.worker.process import extract_input
 
@@ -211,8 +211,7 @@ def run_archive(path: Path, prefilter: bool, scratch: Path) -> dict:
         return {"error": error_kind(exc), "message": str(exc)}
     quads = {}
     for fmt, tmp in sorted(writers.close().items()):
-        with gzip.open(tmp, "rt", encoding="utf-8", newline="") as fh:
-            quads[fmt] = normalise(fh.read().split("\n"))
+        quads[fmt] = normalise(decompress(Path(tmp).read_bytes()).decode("utf-8").split("\n"))
         os.unlink(tmp)
     return {"quads": quads, "stats": read_stats(stats.to_json())}
 

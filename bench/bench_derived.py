@@ -1,0 +1,118 @@
+"""What schema.org class subsets and Parquet tables add to extraction, on bench_crawl's crawl-like mix.
+
+Builds the mix (bench/crawlmix.py, the same archive bench_crawl.py measures), extracts it once in this
+process while keeping each page's results, then times, on those results, the subset writers (page and
+entity mode) and the table writer alone, best of ``--rounds``, and prints each as a share of the
+extraction's own CPU time (best of as many rounds). Timing the extra code alone keeps the figure usable on
+a busy machine, where two whole extractions differ by more than what is measured; the README also gives
+instruction counts (callgrind), which no other load disturbs.
+
+  python bench/bench_derived.py [--rounds 7] [--smoke] [--json FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def _capture(arc: Path, config, scratch: Path, rounds: int) -> tuple[float, list]:
+    """(best extraction CPU seconds, [(page, host, pld, results)] of the pages with triples)."""
+    from quadfleet.worker import process
+    from quadfleet.worker.inputs import spec as input_spec
+    from quadfleet.worker.outputs import FormatWriters, PageIndex
+
+    class Keep:
+        def add_page(self, page, host, pld, results):
+            pages.append((page, host, pld, results))
+
+    data, spec = arc.read_bytes(), input_spec(str(arc))
+    original = process.open_stream
+    process.open_stream = lambda uri: io.BytesIO(data)
+    best = float("inf")
+    try:
+        for _ in range(rounds):
+            pages: list = []
+            start = time.process_time()
+            writers = FormatWriters(scratch, spec.id, config.compresslevel)
+            index = PageIndex(scratch, spec.id, spec.uri, config.formats, config.compresslevel)
+            process.extract_input(spec, config, writers, index=index, derived=Keep())
+            writers.close()
+            index.close()
+            best = min(best, time.process_time() - start)
+    finally:
+        process.open_stream = original
+    return best, pages
+
+
+def _time_derived(pages: list, config, arc: Path, scratch: Path, rounds: int) -> float:
+    from quadfleet.worker.derived import DerivedOutputs
+    from quadfleet.worker.inputs import spec as input_spec
+
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.process_time()
+        derived = DerivedOutputs(scratch, input_spec(str(arc)), config)
+        for page, host, pld, results in pages:
+            derived.add_page(page, host, pld, results)
+        if derived.subsets is not None:
+            derived.subsets.close()
+        if derived.table is not None:
+            derived.table.close()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the shared corpus (default ../shared/corpus)")
+    p.add_argument("--rounds", type=int, default=7, help="repetitions of each measurement (default 7)")
+    p.add_argument("--smoke", action="store_true", help="a small mix, one round (for the smoke test)")
+    p.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = p.parse_args(argv)
+    from crawlmix import build_archives
+
+    from quadfleet.worker.config import load_config
+
+    base = load_config()
+    rounds = 1 if args.smoke else args.rounds
+    with tempfile.TemporaryDirectory(prefix="bench-derived-") as tmp:
+        work = Path(tmp)
+        (arc,) = build_archives(args.corpus, work, ["crawl-mix"], args.smoke, base, lambda m: None)
+        scratch = work / "scratch"
+        scratch.mkdir()
+        extraction, pages = _capture(arc.path, base, scratch, rounds)
+        variants = {
+            "subsets (page mode)": dataclasses.replace(base, table="none"),
+            "subsets (entity mode)": dataclasses.replace(base, table="none", subset_mode="entity"),
+            "table": dataclasses.replace(base, subset_classes=(), table="parquet"),
+            "subsets (page mode) + table": dataclasses.replace(base, table="parquet"),
+            "subsets (page mode) + table, zstd": dataclasses.replace(base, table="parquet", compression="zstd"),
+        }
+        figures = {"pages": arc.html_pages, "pages_with_triples": len(pages), "extraction_cpu_s": round(extraction, 4),
+                   "classes": len(base.subset_classes), "extra": {}}
+        print(f"crawl-like mix: {arc.html_pages} pages ({len(pages)} with triples), extraction {extraction:.3f} s CPU "
+              f"(best of {rounds})")
+        for name, config in variants.items():
+            seconds = _time_derived(pages, config, arc.path, scratch, rounds)
+            share = seconds / extraction
+            figures["extra"][name] = {"cpu_s": round(seconds, 4), "share": round(share, 4)}
+            print(f"  {name:36s} {seconds:.3f} s  +{100 * share:.1f}%")
+        shutil.rmtree(scratch, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

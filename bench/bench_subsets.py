@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""How long and how much memory does ``quadfleet subsets`` take, and does memory grow with the inputs?
+
+Writes the per-input class subset files of ``max(--inputs)`` synthetic inputs once
+(``subsets/<Class>/<id>.nq.gz``, gzip level 3 as the worker writes them), then, for each count in
+``--inputs`` (default 1,000, 3,000 and 10,000), commits that many (``done/<id>``; the folders share one
+``subsets/``) and runs ``quadfleet subsets`` on them in a fresh process, printing the seconds, the CPU
+seconds (of the command and its pool processes: what other work on the machine does not change), and the
+peak resident memory: of the largest single process (its ``VmHWM``) and of the whole process tree at once
+(``/proc`` sampled every 20 ms). The memory budget is the same for every count; the inputs and quads grow
+tenfold.
+
+The synthetic inputs are shaped like a crawl's, scaled down:
+
+- lines are real N-Quads: quadfleet's own microdata and JSON-LD of the corpus pages with schema.org types
+  (``../shared/corpus``: real-pages and the Common Crawl captures; without the corpus, the bundled sample
+  pages), each page written under a new URL (every occurrence of its URL, graph and subject IRIs, replaced)
+  and its first typed entity made one of the page's class, so that the page belongs in that subset;
+- pages per input are log-normal (median ``--pages``: a few inputs hold many), each page's class is drawn
+  with skewed weights (Product the most, as in Web Data Commons' subsets), and its site from a Zipf
+  distribution (exponent 1.0) over ``30 × max(--inputs)`` pay-level domains, with subdomains (``www.``,
+  ``shop.``...) and multi-label suffixes, so a few sites hold many pages of many inputs and most sites one.
+
+Run: ``python bench/bench_subsets.py [--inputs 1000,3000,10000] [--pages 12] [--processes 2] [--memory-mb 64]
+[--workdir DIR] [--json FILE]``; ``--smoke`` is a few seconds (40 and 200 inputs, 1 MB budget).
+"""
+from __future__ import annotations
+
+import argparse
+import bisect
+import gzip
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CLASS_WEIGHTS = {"Product": 40, "Organization": 14, "Person": 10, "LocalBusiness": 8, "Event": 6, "Recipe": 4,
+                 "JobPosting": 3, "Place": 3, "Hotel": 2, "Movie": 1}
+SUFFIXES = ("com", "de", "co.uk", "org", "net", "com.au", "fr", "com.br", "jp", "ru", "nl", "it")
+SUBDOMAINS = ("www.", "www.", "", "shop.", "m.", "blog.")
+TYPED = re.compile(r"\S+ <http://www\.w3\.org/1999/02/22-rdf-syntax-ns#type> (<https?://schema\.org/)[^>]*> ")
+SMOKE = {"inputs": "40,200", "pages": 4.0, "memory_mb": 1.0, "processes": 1}
+
+
+def templates(corpus: Path) -> tuple[list[tuple[str, list[str]]], str]:
+    """(page URL, N-Quads lines) of real pages with schema.org types, and where they came from."""
+    sys.path.insert(0, str(REPO))
+    from quadfleet.worker.config import load_config
+    from quadfleet.worker.page import Page
+    from quadfleet.worker.pagequads import extract_page
+    from quadfleet.worker.records import iter_pages
+
+    pages, source = [], "the bundled sample pages (no corpus found)"
+    real = corpus / "real-pages" / "PROVENANCE.tsv"
+    if real.exists():
+        import csv
+        from collections import Counter
+
+        with open(real, encoding="utf-8") as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                body = (real.parent / row["file"]).read_bytes()
+                pages.append(Page(url=row["url"], body=body, content_type="text/html", record_id=row["file"]))
+        for path in sorted((corpus / "warc-commoncrawl").glob("*.warc.gz")):
+            with open(path, "rb") as fh:
+                pages += list(iter_pages(fh, Counter(), 10_000_000))
+        source = "../shared/corpus real-pages and warc-commoncrawl"
+    else:
+        for path in sorted((REPO / "quadfleet" / "sample").glob("*.html")):
+            pages.append(Page(url=f"https://example.com/{path.stem}", body=path.read_bytes(), record_id=path.name))
+    extractors = load_config(None, formats=["html-embedded-jsonld", "html-microdata"]).extractors()
+    out = []
+    for page in pages:
+        lines = [ln for res in extract_page(page, extractors, False).values() for ln in res.lines]
+        for i, ln in enumerate(lines):
+            m = TYPED.match(ln)
+            if m:
+                out.append((page.url, lines, i))
+                break
+    return out, source
+
+
+class Zipf:
+    """Ranks 1..n with P(k) ∝ 1/k^s, drawn by bisecting the cumulative weights."""
+
+    def __init__(self, n: int, s: float = 1.0):
+        self.cum, total = [], 0.0
+        for k in range(1, n + 1):
+            total += k ** -s
+            self.cum.append(total)
+
+    def draw(self, rng: random.Random) -> int:
+        return bisect.bisect_left(self.cum, rng.random() * self.cum[-1]) + 1
+
+
+def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
+    """Subset files of ``inputs`` inputs under ``root/subsets``; the totals written."""
+    tpl, source = templates(Path(os.environ.get("QUADFLEET_CORPUS", REPO.parent / "shared" / "corpus")))
+    rng = random.Random(seed)
+    sites = Zipf(30 * inputs)
+    classes, weights = list(CLASS_WEIGHTS), list(CLASS_WEIGHTS.values())
+    totals = {"files": 0, "quads": 0, "bytes": 0, "pages": 0, "templates": len(tpl), "lines_from": source}
+    for i in range(inputs):
+        by_class: dict[str, list[str]] = defaultdict(list)
+        for _ in range(max(1, int(rng.lognormvariate(0, 1.0) * pages))):
+            url, lines, typed = tpl[rng.randrange(len(tpl))]
+            rank = sites.draw(rng)
+            host = f"{rng.choice(SUBDOMAINS)}site{rank}.{SUFFIXES[rank % len(SUFFIXES)]}"
+            new = f"https://{host}/p/{i}-{rng.randrange(10**6)}"
+            cls = rng.choices(classes, weights)[0]
+            copy = [ln.replace(url, new) for ln in lines]
+            # the page's first typed entity becomes one of the class, so that the page belongs in its subset
+            m = TYPED.match(copy[typed])
+            copy[typed] = f"{copy[typed][:m.end(1)]}{cls}> {copy[typed][m.end(0):]}"
+            by_class[cls] += copy
+            totals["pages"] += 1
+        for cls, lines in by_class.items():
+            folder = root / "subsets" / cls
+            folder.mkdir(parents=True, exist_ok=True)
+            data = gzip.compress("".join(lines).encode(), compresslevel=3, mtime=0)
+            (folder / f"input-{i:06d}.nq.gz").write_bytes(data)
+            totals["files"] += 1
+            totals["quads"] += len(lines)
+            totals["bytes"] += len(data)
+    return totals
+
+
+def commit(work: Path, shared: Path, n: int) -> Path:
+    """An output folder whose first ``n`` inputs are committed (its subsets/ is the shared one)."""
+    out = work / f"out-{n}"
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "done").mkdir(parents=True)
+    (out / "subsets").symlink_to(shared / "subsets", target_is_directory=True)
+    for i in range(n):
+        (out / "done" / f"input-{i:06d}").write_bytes(b"")
+    return out
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and all its descendants now (from /proc)."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    children[int(fh.read().rsplit(b")", 1)[1].split()[1])].append(int(entry))
+            except OSError:
+                continue
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _memory(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of a process in bytes: now, and its peak so far (0, 0 once it is gone)."""
+    rss = hwm = 0
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmRSS:"):
+                    rss = int(line.split()[1]) * 1024
+                elif line.startswith(b"VmHWM:"):
+                    hwm = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return rss, hwm
+
+
+def measure(out: Path, dest: Path, args) -> dict:
+    """``quadfleet subsets OUT --out DEST`` in a fresh process: seconds, peak RSS (largest process, tree)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    cmd = [sys.executable, "-m", "quadfleet.cli", "subsets", str(out), "--out", str(dest), "--quiet",
+           "--processes", str(args.processes), "--memory-mb", str(args.memory_mb)]
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
+    peak = {"tree": 0, "process": 0}
+    stop = threading.Event()
+
+    def sample() -> None:  # a process's own peak (VmHWM, not ru_maxrss: that counts what fork copied)
+        while not stop.is_set():
+            now = [_memory(pid) for pid in _tree(proc.pid)]
+            peak["tree"] = max(peak["tree"], sum(rss for rss, _ in now))
+            peak["process"] = max([peak["process"]] + [hwm for _, hwm in now])
+            stop.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)  # CPU times of the command and its (reaped) pool processes
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.monotonic() - started
+    stop.set()
+    sampler.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_subsets: quadfleet subsets failed ({proc.returncode}):\n{err}")
+    top = json.loads((dest / "summary.json").read_text())
+    runs = sum(json.loads((dest / c / "summary.json").read_text())["merge"]["runs"] for c in top["classes"])
+    quads = top["totals"]["quads"]
+    return {"inputs": top["inputs"], "classes": len(top["classes"]), "quads": quads,
+            "pages": top["totals"]["pages"], "parts": top["totals"]["parts"], "runs": runs,
+            "seconds": round(seconds, 2), "quads_per_s": round(quads / seconds),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+            "quads_per_cpu_s": round(quads / max(usage.ru_utime + usage.ru_stime, 1e-3)),
+            "peak_rss_process_mb": round(peak["process"] / 2**20, 1),
+            "peak_rss_tree_mb": round(peak["tree"] / 2**20, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--inputs", default="1000,3000,10000",
+                    help="comma-separated input counts (default 1000,3000,10000)")
+    ap.add_argument("--pages", type=float, default=12.0, help="median pages per input with subset data (default 12)")
+    ap.add_argument("--processes", type=int, default=2)
+    ap.add_argument("--memory-mb", type=float, default=64.0, help="the merge's budget per process (default 64)")
+    ap.add_argument("--workdir", help="keep the inputs here (reused when already written for the same options)")
+    ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--smoke", action="store_true", help="a few seconds: 40 and 200 inputs, a 1 MB budget")
+    args = ap.parse_args(argv)
+    if args.smoke:
+        args.inputs, args.pages, args.memory_mb, args.processes = (SMOKE["inputs"], SMOKE["pages"],
+                                                                   SMOKE["memory_mb"], SMOKE["processes"])
+    counts = sorted({int(n) for n in args.inputs.split(",")})
+    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-subsets-"))
+    shared = work / "shared"
+    note = shared / "generated.json"
+    wanted = {"inputs": counts[-1], "pages": args.pages}
+    try:
+        if note.exists() and json.loads(note.read_text())["options"] == wanted:
+            gen = json.loads(note.read_text())
+        else:
+            shutil.rmtree(shared, ignore_errors=True)
+            shared.mkdir(parents=True)
+            t = time.monotonic()
+            gen = {"options": wanted, **generate(shared, counts[-1], args.pages)}
+            gen["seconds"] = round(time.monotonic() - t, 1)
+            note.write_text(json.dumps(gen))
+        print(f"{counts[-1]:,} synthetic inputs: {gen['files']:,} subset files, {gen['pages']:,} pages, "
+              f"{gen['quads']:,} quads, {gen['bytes'] / 1e6:,.1f} MB gzipped; lines from {gen['lines_from']} "
+              f"({gen['templates']} pages)")
+        rows = [measure(commit(work, shared, n), work / f"merged-{n}", args) for n in counts]
+    finally:
+        if not args.workdir:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"quadfleet subsets, {args.processes} process(es), --memory-mb {args.memory_mb:g}:")
+    print(f"{'inputs':>8} {'quads':>12} {'runs':>6} {'parts':>6} {'seconds':>8} {'quads/s':>10} {'CPU s':>8} "
+          f"{'quads/CPU s':>12} {'peak RSS, largest process':>26} {'peak RSS, all processes':>24}")
+    for r in rows:
+        print(f"{r['inputs']:>8,} {r['quads']:>12,} {r['runs']:>6,} {r['parts']:>6,} {r['seconds']:>8.1f} "
+              f"{r['quads_per_s']:>10,} {r['cpu_s']:>8.1f} {r['quads_per_cpu_s']:>12,} "
+              f"{r['peak_rss_process_mb']:>23,.1f} MB {r['peak_rss_tree_mb']:>21,.1f} MB")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s) (other work slows the "
+          "seconds; CPU seconds and memory hold)")
+    first, last = rows[0], rows[-1]  # the same budget: memory should not follow the inputs
+    print(f"{last['inputs'] / first['inputs']:.0f}x the inputs, {last['quads'] / max(first['quads'], 1):.1f}x the "
+          f"quads: peak RSS of the largest process x{last['peak_rss_process_mb'] / first['peak_rss_process_mb']:.2f}, "
+          f"of all processes x{last['peak_rss_tree_mb'] / max(first['peak_rss_tree_mb'], 1):.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"generated": gen, "runs": rows, "processes": args.processes,
+                                               "memory_mb": args.memory_mb}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,19 @@
+"""Smoke test of bench/bench_derived.py: one round on a small crawl mix, so the measurement of what subsets
+and tables add cannot rot unnoticed. Timings are not checked (they depend on the machine)."""
+from __future__ import annotations
+
+import json
+
+from conftest import corpus_path, load_bench
+
+
+def test_bench_derived_smoke(tmp_path, capsys):
+    corpus = corpus_path()
+    corpus_path("real-pages", "PROVENANCE.tsv")
+    bench = load_bench("bench_derived")
+    assert bench.main(["--smoke", "--corpus", str(corpus), "--json", str(tmp_path / "f.json")]) == 0
+    figures = json.loads((tmp_path / "f.json").read_text())
+    assert figures["pages"] > 0 and figures["pages_with_triples"] > 0 and figures["classes"] == 50
+    assert figures["extraction_cpu_s"] > 0
+    assert len(figures["extra"]) == 5 and all(v["cpu_s"] > 0 for v in figures["extra"].values())
+    assert "subsets (page mode) + table" in capsys.readouterr().out

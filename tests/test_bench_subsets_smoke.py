@@ -1,0 +1,30 @@
+"""Smoke test of bench/bench_subsets.py: it runs (40 and 200 synthetic inputs, a 1 MB budget) and its figures
+hang together: every quad written is merged, the tiny budget spills runs, memory is measured. Timings and
+memory are not checked against limits (they depend on the machine); the full benchmark shows them."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import corpus_path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_subsets.py"
+
+
+def test_bench_subsets_smoke(tmp_path):
+    corpus_path("real-pages")
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(BENCH), "--smoke", "--workdir", str(tmp_path / "work"),
+                           "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    f = json.loads(out.read_text())
+    small, large = f["runs"]
+    assert (small["inputs"], large["inputs"]) == (40, 200)
+    assert large["quads"] == f["generated"]["quads"] > small["quads"] > 0
+    assert "real-pages" in f["generated"]["lines_from"]
+    for row in (small, large):
+        assert row["runs"] > row["classes"], "a 1 MB budget should spill more than one run per class"
+        assert row["seconds"] > 0 and row["peak_rss_process_mb"] > 10 and row["peak_rss_tree_mb"] > 10
+    assert "peak RSS of the largest process x" in proc.stdout
