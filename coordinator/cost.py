@@ -91,15 +91,16 @@ def run(args) -> int:
     if args.markdown:
         print(markdown(rows))
         return 0
-    from rich.console import Console
     from rich.table import Table
+
+    from .screen import console, show
 
     t = Table(title=f"{args.pages:,.0f} pages, {args.archives:,} archives (requests included)", title_justify="left")
     for col in rows[0]:
         t.add_column(col, justify="right")
     for row in rows[1:]:
         t.add_row(*row)
-    Console().print(t)
+    show(console(), t)
     return 0
 
 

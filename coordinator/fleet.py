@@ -221,13 +221,13 @@ def scale(args) -> int:
 # -- status ------------------------------------------------------------------------------------------------------
 
 def status(args) -> int:
-    from rich.console import Console
+    from .screen import console, show
 
     fleet = _fleet(args)
     stack = fleet.describe()
     if stack is None:
         raise FleetError(f"no stack {args.stack}")
-    Console().print(status_table(fleet_status(fleet, stack, args.out), args.stack))
+    show(console(), status_table(fleet_status(fleet, stack, args.out), args.stack))
     return 0
 
 
@@ -255,7 +255,7 @@ def down(args) -> int:
         running = len(_active(group))
         group = fleet.group(name) or group
         fleet.remove(name, [i["InstanceId"] for i in _active(group)])
-        fleet.say(f"group {name}: stopping {running} instance(s)")
+        fleet.say(f"group {name}: stopping {running} instance{'' if running == 1 else 's'}")
     started = time.time() - 120  # allows for clock skew: events are stamped by AWS
     _aws(f"stack {args.stack}", fleet.cfn.delete_stack, StackName=args.stack)
     fleet.say(f"deleting stack {args.stack} (workers, role, launch template; the queue and results stay)")
@@ -278,18 +278,31 @@ def down(args) -> int:
 # -- the command line --------------------------------------------------------------------------------------------
 
 def add_fleet_parser(sub) -> None:
+    from ..cli_parser import add_aws_arguments, add_command
     from .cost import add_arguments as add_cost_arguments
     from .cost import run as run_cost
 
-    fp = sub.add_parser("fleet", help="bring a spot fleet (infra/fleet.yaml) up, scale it, watch it, take it down")
-    fsub = fp.add_subparsers(dest="fleet_command", required=True)
+    fp = add_command(sub, "fleet", "bring a spot fleet (infra/fleet.yaml) up, scale it, watch it, take it down",
+                     """A spot fleet as one CloudFormation stack (infra/fleet.yaml): `up` creates or updates it,
+        `scale` sets its size, `status` shows its instances, queue and progress, `down` deletes it (the queue
+        and the results stay); `cost` estimates what a crawl costs.""", [
+        'quadfleet fleet up --stack cc --queue-url "$Q" --out s3://my-results/cc-2024-22 --size 100',
+        "quadfleet fleet status --stack cc",
+        "quadfleet fleet down --stack cc"])
+    fsub = fp.add_subparsers(dest="fleet_command", required=True, metavar="COMMAND", title="commands")
 
-    def common(p) -> None:
+    def command(name: str, summary: str, about: str, examples: list[str], notes: str = ""):
+        p = add_command(fsub, name, summary, about, examples, notes=notes)
         p.add_argument("--stack", required=True, help="the CloudFormation stack (one per fleet)")
-        p.add_argument("--region", help="default: from the AWS configuration")
+        add_aws_arguments(p)
+        return p
 
-    p = fsub.add_parser("up", help="create or update the fleet's stack")
-    common(p)
+    p = command("up", "create or update the fleet's stack", """Create the fleet's stack, or update it
+        (parameters not given keep their values), and print the queue URL and the output location. What is
+        not given is made: the work queue STACK-work with its dead-letter queue, and an output bucket.""", [
+        'quadfleet fleet up --stack cc --queue-url "$Q" --out s3://my-results/cc-2024-22 --size 100',
+        "quadfleet fleet up --stack cc --instance-types c7g.2xlarge,c6g.2xlarge --idle-exit 120",
+        "quadfleet fleet up --stack test --size 1 --max-size 2 --profile crawl --region us-east-1"])
     p.add_argument("--size", type=int, help="instances to run now (target tracking adjusts from there)")
     p.add_argument("--instance-types", metavar="T1,T2,…",
                    help="1 to 8 spot instance types of one architecture (default: the template's 8-vCPU list)")
@@ -311,22 +324,35 @@ def add_fleet_parser(sub) -> None:
     p.add_argument("--template", metavar="FILE", help="another template (default: the packaged infra/fleet.yaml)")
     p.set_defaults(func=up)
 
-    p = fsub.add_parser("scale", help="run N instances now")
-    common(p)
-    p.add_argument("size", type=int, metavar="N")
+    p = command("scale", "run N instances now", """Set the fleet's size to N instances; busy instances above it
+        are stopped too (their workers give their messages back at once).""", [
+        "quadfleet fleet scale --stack cc 100", "quadfleet fleet scale --stack cc 0"])
+    p.add_argument("size", type=int, metavar="N", help="the number of instances to run")
     p.set_defaults(func=scale)
 
-    p = fsub.add_parser("status", help="instances by state and market, interruptions, queue, committed")
-    common(p)
+    p = command("status", "the fleet's instances by state and market, interruptions, queue, committed (a run's "
+                "progress alone: `quadfleet status`)", """The fleet's instances by state and market, busy ones,
+        spot interruptions and rebalances, the last failed launch, its queue and what the run committed.""", [
+        "quadfleet fleet status --stack cc",
+        "quadfleet fleet status --stack cc --out s3://my-results/cc-2024-22 --region us-east-1"],
+        notes="`quadfleet fleet status`: the fleet's instances; `quadfleet status`: a fleet run's progress "
+              "(queue, committed, failed) without the instances.")
     p.add_argument("--out", metavar="s3://BUCKET/PREFIX", help="the run to count (default: the stack's output)")
     p.set_defaults(func=status)
 
-    p = fsub.add_parser("down", help="stop every worker and delete the stack; the queue and results stay")
-    common(p)
+    p = command("down", "stop every worker and delete the stack; the queue and results stay", """Stop every
+        instance (busy ones too) and delete the stack, keeping the queue, its dead-letter queue and the results;
+        `fleet up` with the same name works the kept queue again.""", [
+        "quadfleet fleet down --stack cc", "quadfleet fleet down --stack cc --delete-queue"])
     p.add_argument("--delete-queue", action="store_true",
                    help="also delete the work and dead-letter queues this fleet made (never the results)")
     p.set_defaults(func=down)
 
-    p = fsub.add_parser("cost", help="what a crawl costs, from pages/s per core and spot price per vCPU-hour")
+    p = add_command(fsub, "cost", "what a crawl costs, from pages/s per core and spot price per vCPU-hour",
+                    """What a crawl costs on a spot fleet: vCPU-hours from pages/s per core, times the spot
+        price per vCPU-hour, plus S3 and SQS requests; one row per rate, one column per price. Asks AWS
+        nothing.""", [
+        "quadfleet fleet cost --pages-per-s 300 --price 0.0125",
+        "quadfleet fleet cost --pages-per-s 100 300 500 --price 0.01 0.02 --markdown"])
     add_cost_arguments(p)
     p.set_defaults(func=run_cost)

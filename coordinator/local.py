@@ -34,6 +34,7 @@ from ..worker.process import process_input, record_failure
 from ..worker.scratch import RunScratch, hold
 from ..worker.stats import FileStats
 from .preflight import MIXED_FLAG, check_run, open_run
+from .screen import plural
 
 _progress_queue = None
 _scratch_lock = None
@@ -151,8 +152,8 @@ def _run(specs: list[InputSpec], out: str, config: Config, processes: int, conso
         except (OSError, ValueError, QuadfleetError):
             pass  # a marker without readable stats: still committed; the summary just lacks it
     if result.skipped:
-        console.print(f"skipping {len(result.skipped)} input(s) already committed in {out} "
-                      f"(delete {out}/done/<id> to redo one)")
+        console.print(f"skipping {plural(len(result.skipped), 'input')} already committed in {out} "
+                      f"(delete {out}/done/<id> to redo one)", markup=False, highlight=False, soft_wrap=True)
     by_id = {s.id: s for s in todo}
     started = time.time()
     config_json = config.to_json()
@@ -171,10 +172,9 @@ def _run(specs: list[InputSpec], out: str, config: Config, processes: int, conso
     def finish(input_id: str, stats_json, reason) -> None:
         spec = by_id[input_id]
         if reason is not None:
-            result.failed.append((spec.name, reason))
-            if show_progress:
-                progress.console.print(f"failed {spec.name}: {reason}", markup=False, highlight=False,
-                                       soft_wrap=True)
+            result.failed.append((spec.name, reason))  # said here, once (the command's summary counts it)
+            progress.console.print(f"failed {spec.name}: {reason}", markup=False, highlight=False,
+                                   soft_wrap=True)
         elif stats_json is not None:
             result.committed.append(input_id)
             result.stats = result.stats + FileStats.from_json(stats_json)

@@ -132,9 +132,12 @@ class Selection:
             self.problems.append((where, what))
 
     def summary(self) -> str:
-        return (f"{self.read:,} index records read, {self.filtered:,} filtered out, {self.duplicates:,} duplicates, "
-                f"{self.bad_lines:,} bad lines; {self.kept:,} records in {self.archives:,} archive(s) → "
-                f"{len(self.items):,} work item(s)")
+        from .screen import plural
+
+        return (f"{plural(self.read, 'index record')} read, {self.filtered:,} filtered out, "
+                f"{plural(self.duplicates, 'duplicate')}, {plural(self.bad_lines, 'bad line')}; "
+                f"{plural(self.kept, 'record')} in {plural(self.archives, 'archive')} → "
+                f"{plural(len(self.items), 'work item')}")
 
 
 def build_selection(records: Iterable[IndexRecord], prefix: str, filters: Filters,

@@ -4,14 +4,15 @@ from __future__ import annotations
 from rich.table import Table
 
 from ..worker.stats import FileStats
+from .screen import plural
 
 
 def summary_table(stats: FileStats, formats: list[str], seconds: float, earlier: int = 0) -> Table:
     mb = stats.bytes / 1e6
-    title = (f"{stats.inputs} archive(s), {mb:,.1f} MB, {stats.records:,} records, "
-             f"{stats.html_pages:,} HTML pages ({stats.pages_parsed:,} passed the prefilter)")
+    title = (f"{plural(stats.inputs, 'archive')}, {mb:,.1f} MB, {plural(stats.records, 'record')}, "
+             f"{plural(stats.html_pages, 'HTML page')} ({stats.pages_parsed:,} passed the prefilter)")
     if earlier:
-        title += f"; {earlier} of the archives were committed by an earlier run"
+        title += f"; {earlier:,} of the archives {'was' if earlier == 1 else 'were'} committed by an earlier run"
     else:
         rate = stats.html_pages / seconds if seconds > 0 else 0.0
         title += f", {seconds:,.1f} s, {rate:,.0f} pages/s"

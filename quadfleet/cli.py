@@ -1,13 +1,10 @@
 """The ``quadfleet`` command: subcommands mapped to functions; ``main(argv)`` so tests can call it."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
-from . import __version__
-
-
+from .cli_parser import build_parser  # the parser, each command's help and examples
 from .worker.errors import QuadfleetError
 
 
@@ -15,19 +12,41 @@ class UsageError(QuadfleetError):
     """A bad argument, input or configuration: reported as one line, exit status 2."""
 
 
-def _formats(value: str) -> list[str]:
-    return [f.strip() for f in value.split(",") if f.strip()]
+def _load_config(args, **flags):
+    """The configuration: built in, then ``--config``, then the flags given; a bad flag is refused naming the
+    option (``--formats: unknown format 'rdfa' (known: …)``), not the file it overrode."""
+    from .worker.config import load_config
+    from .worker.errors import ConfigError
+
+    try:
+        return load_config(getattr(args, "config", None), **flags)
+    except ConfigError as exc:
+        prefix = f"{getattr(args, 'config', None) or 'built-in config'}: formats: "
+        if flags.get("formats") is not None and str(exc).startswith(prefix):
+            raise UsageError(f"--formats: {str(exc)[len(prefix):]}") from None
+        raise
+
+
+def _refuse_archive(location: str, head: bytes | None = None) -> None:
+    """``quadfleet page`` given a WARC/ARC archive (by its name, or its first bytes): say what reads one."""
+    from .worker.records import is_archive_start
+
+    name = location.lower().split("?")[0]
+    if name.endswith((".warc", ".warc.gz", ".arc", ".arc.gz")) or (head is not None and is_archive_start(head)):
+        raise UsageError(f"page: {location} is a WARC/ARC archive, not an HTML page: "
+                         f"extract archives with `quadfleet extract {location} --out DIR`")
 
 
 def cmd_page(args) -> int:
-    from .worker.config import load_config
     from .worker.extractors import EXTRACTORS
     from .worker.page import Page
     from .worker.pagequads import extract_page
     from .worker.sources import read_small
 
-    config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
+    config = _load_config(args, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
+    _refuse_archive(args.page)
     body, content_type, url = read_small(args.page, config.max_page_bytes)
+    _refuse_archive(args.page, body[:4096])
     page = Page(url=args.base or url, body=body, content_type=content_type, record_id=args.base or url)
     extractors = [EXTRACTORS[f] for f in config.formats]
     results = extract_page(page, extractors, config.keep_all_predicates,
@@ -49,7 +68,7 @@ def cmd_sample(args) -> int:
     archive = build_sample(os.path.join(args.out, "input", "quadfleet-sample.warc.gz"))
     print(f"built the sample archive {archive}", file=sys.stderr)
     args.inputs, args.listing, args.prefix, args.formats = [str(archive)], None, "", None
-    args.keep_all_predicates = None
+    args.keep_all_predicates, args.table = None, None
     return cmd_extract(args)
 
 
@@ -71,7 +90,7 @@ def _selection(args, command: str):
     filter_given = args.url_prefix or args.domain or args.mime or args.status
     if not (args.index or args.cc_index):
         if filter_given:
-            raise UsageError(f"{command}: --url-prefix, --domain, --mime and --status filter an index: "
+            raise UsageError(f"{command}: --url-prefix, --domain, --mime and --http-status filter an index: "
                              "give --index FILE or --cc-index CRAWL")
         return None
     filters = make_filters(args.url_prefix or (), args.domain or (), args.mime or (), args.status or ())
@@ -92,40 +111,15 @@ def _selection(args, command: str):
     return sel
 
 
-def _add_selection_args(parser) -> None:
-    g = parser.add_argument_group("selection through a URL index (only the selected records are read, by byte range)")
-    g.add_argument("--index", action="append", metavar="FILE",
-                   help="a CDX, CDXJ, JSON-lines (Common Crawl index server), CSV or Parquet (columnar index) "
-                        "file, plain or gzipped, local, https:// or s3:// (repeatable)")
-    g.add_argument("--cc-index", metavar="CC-MAIN-YYYY-WW", help="ask the Common Crawl index server for --url")
-    g.add_argument("--url", action="append", metavar="PATTERN",
-                   help="a URL pattern for --cc-index (example.com/*, *.example.com, a URL; repeatable)")
-    g.add_argument("--match-type", choices=["exact", "prefix", "host", "domain"],
-                   help="how --cc-index matches --url (default: as the pattern says)")
-    g.add_argument("--cc-server", default="https://index.commoncrawl.org",
-                   help="the index server (default https://index.commoncrawl.org)")
-    g.add_argument("--cc-rate", type=float, default=1.0, metavar="PER_SECOND",
-                   help="at most this many requests per second to the index server (default 1, at most 10)")
-    g.add_argument("--url-prefix", action="append", metavar="PREFIX",
-                   help="keep URLs starting so (with a scheme: exactly; without: after the scheme; repeatable)")
-    g.add_argument("--domain", action="append", metavar="DOMAIN",
-                   help="keep URLs of this domain and its subdomains (repeatable, comma-separated, or @FILE)")
-    g.add_argument("--mime", action="append", metavar="TYPE", help="keep this MIME type (text/html, text/*; repeatable)")
-    g.add_argument("--status", action="append", metavar="CODE", help="keep this HTTP status (200, 2xx; repeatable)")
-    g.add_argument("--max-records", type=int, default=1000,
-                   help="records per work item (default 1000; items also stay under 96 KB of ranges)")
-
-
 def cmd_extract(args) -> int:
-    from rich.console import Console
-
     from .coordinator.local import output_store, run_local
     from .coordinator.preflight import check_run
+    from .coordinator.screen import console, plural, show
     from .coordinator.summary import error_table, summary_table
-    from .worker.config import load_config
     from .worker.inputs import expand, read_listing
 
-    config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
+    config = _load_config(args, formats=args.formats, keep_all_predicates=args.keep_all_predicates,
+                          table=args.table)
     if args.processes < 1:
         raise UsageError(f"extract: --processes must be at least 1, not {args.processes}")
     allow_mixed = getattr(args, "allow_mixed_config", False)
@@ -148,30 +142,38 @@ def cmd_extract(args) -> int:
             return 1
         specs += selection.items
         if selection.bad_lines:
-            problems.append(("index", f"{selection.bad_lines:,} bad line(s), skipped (listed above)"))
+            problems.append(("index", f"{plural(selection.bad_lines, 'bad line')}, skipped (listed above)"))
     _require_s3_credentials([s.uri for s in specs if s.uri.startswith("s3://")])
-    console = Console(stderr=True)
-    result = run_local(specs, out, config, args.processes, console=console,
+    for name, reason in problems:  # each failed input is named once: these now, the others as they fail
+        print(f"failed {name}: {reason}", file=sys.stderr)
+    result = run_local(specs, out, config, args.processes, console=console(stderr=True),
                        show_progress=not args.quiet, allow_mixed_config=allow_mixed)
-    screen = Console()
+    screen = console()
     if result.committed or result.skipped:
         total = result.stats + result.stats_before
-        screen.print(summary_table(total, list(config.formats), result.seconds,
-                                   earlier=len(result.skipped)))
+        show(screen, summary_table(total, list(config.formats), result.seconds, earlier=len(result.skipped)))
         errors = error_table(total)
         if errors is not None:
-            screen.print(errors)
-    failed = problems + result.failed
-    for name, reason in failed:
-        print(f"quadfleet: {name}: {reason}", file=sys.stderr)
-    print(f"{len(result.committed)} committed, {len(result.skipped)} already committed, "
-                  f"{len(failed)} failed; outputs in {out}", file=sys.stderr)
+            show(screen, errors)
+    failed = len(problems) + len(result.failed)
+    where = f" (named above; why each failed: {out}/errors/)" if result.failed else " (named above)" if failed else ""
+    print(f"{len(result.committed)} committed, {len(result.skipped)} already committed, {failed} failed{where}; "
+          f"outputs in {out}", file=sys.stderr)
     return 1 if failed else 0
 
 
 def _check_out(out: str) -> str:
-    """``extract --out``: a directory, or an s3:// URL with a bucket."""
-    return _check_s3_out(out) if out.startswith("s3://") else out
+    """``extract --out``: a directory (or one to make: nothing on its path may be a file), or an s3:// URL
+    with a bucket."""
+    if out.startswith("s3://"):
+        return _check_s3_out(out)
+    path = os.path.abspath(out)
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    if not os.path.isdir(path):
+        what = "is a file" if os.path.abspath(out) == path else f"cannot be made: {path} is a file"
+        raise UsageError(f"--out {out}: {what}, not a directory")
+    return out
 
 
 def _require_s3_credentials(locations: list[str], what: str = "") -> None:
@@ -188,9 +190,8 @@ def _require_s3_credentials(locations: list[str], what: str = "") -> None:
 
 
 def cmd_stats(args) -> int:
-    from rich.console import Console
-
     from .coordinator.report import overview_table, run_stats
+    from .coordinator.screen import console, show
 
     if args.top < 1 or args.processes < 1:
         raise UsageError("stats: --top and --processes must be at least 1")
@@ -198,8 +199,8 @@ def cmd_stats(args) -> int:
         raise UsageError(f"stats: --lg-k must be from 4 to 21, not {args.lg_k}")
     mode = "sketch" if args.sketch else "exact" if args.exact else "auto"
     summary, where = run_stats(args.out, args.report, args.top, mode, args.lg_k, args.processes,
-                               Console(stderr=True), show_progress=not args.quiet)
-    Console().print(overview_table(summary))
+                               console(stderr=True), show_progress=not args.quiet)
+    show(console(), overview_table(summary))
     print(f"report: {where}/index.html (summary.json, index.md, charts/)", file=sys.stderr)
     return 0
 
@@ -216,10 +217,10 @@ def _check_s3_out(out: str) -> str:
 
 def cmd_enqueue(args) -> int:
     from .coordinator.enqueue import crawl_listing, enqueue, remote_selection, remote_specs
-    from .worker.config import load_config
     from .worker.inputs import read_listing
 
-    config = load_config(args.config, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
+    config = _load_config(args, formats=args.formats, keep_all_predicates=args.keep_all_predicates,
+                          table=args.table)
     out = _check_s3_out(args.out)
     sources = [bool(args.inputs), bool(args.listing), bool(args.crawl), bool(args.index or args.cc_index)]
     if sum(sources) != 1:
@@ -252,15 +253,18 @@ def cmd_enqueue(args) -> int:
 
 
 def _report_enqueue(args, result, status: int = 0) -> int:
+    from .coordinator.screen import plural
+
     out = args.out.rstrip("/")
     if result.skipped_committed:
-        print(f"skipped {len(result.skipped_committed)} input(s) already committed under {out}", file=sys.stderr)
+        print(f"skipped {plural(len(result.skipped_committed), 'input')} already committed under {out}",
+              file=sys.stderr)
     if result.skipped_queued:
-        print(f"skipped {len(result.skipped_queued)} input(s) already queued by run {result.run} "
+        print(f"skipped {plural(len(result.skipped_queued), 'input')} already queued by run {result.run} "
               "(status shows their progress; redrive brings back dead letters)", file=sys.stderr)
     for name, reason in result.failed:
         print(f"quadfleet: {name}: not enqueued: {reason}", file=sys.stderr)
-    print(f"run {result.run}: enqueued {result.sent} input(s) on {args.queue_url}", file=sys.stderr)
+    print(f"run {result.run}: enqueued {plural(result.sent, 'input')} on {args.queue_url}", file=sys.stderr)
     return 1 if result.failed else status
 
 
@@ -297,16 +301,23 @@ def _with_spot_endpoint(config, endpoint: str):
 def cmd_status(args) -> int:
     import time
 
-    from rich.console import Console
     from rich.live import Live
 
+    from .coordinator.screen import console as make_console
+    from .coordinator.screen import show
     from .coordinator.status import run_status, status_table
 
     out = _check_s3_out(args.out)
-    console = Console()
-    if not args.watch:
-        console.print(status_table(run_status(args.queue_url, out), out))
-        return 0
+    console = make_console()
+    if not args.watch or not console.is_terminal:  # piped, --watch prints the table again at each refresh
+        while True:
+            show(console, status_table(run_status(args.queue_url, out), out))
+            if not args.watch:
+                return 0
+            try:
+                time.sleep(args.interval)
+            except KeyboardInterrupt:
+                return 0
     with Live(status_table(run_status(args.queue_url, out), out), console=console, auto_refresh=False) as live:
         try:
             while True:
@@ -319,8 +330,10 @@ def cmd_status(args) -> int:
 def cmd_redrive(args) -> int:
     from .coordinator.queues import redrive
 
+    from .coordinator.screen import plural
+
     moved = redrive(args.queue_url)
-    print(f"moved {moved} message(s) from the dead-letter queue back to {args.queue_url}", file=sys.stderr)
+    print(f"moved {plural(moved, 'message')} from the dead-letter queue back to {args.queue_url}", file=sys.stderr)
     return 0
 
 
@@ -335,119 +348,53 @@ def cmd_queue_create(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="quadfleet", description="Extract JSON-LD and microdata from web archives into N-Quads, on one machine or a fleet.")
-    ap.add_argument("--version", action="version", version=f"quadfleet {__version__}")
-    sub = ap.add_subparsers(dest="command", required=True)
+def cmd_subsets(args) -> int:
+    from .coordinator.screen import console, plural
+    from .coordinator.subsets_merge import MergeOptions
+    from .coordinator.subsets_run import default_dest, run_subsets
 
-    p = sub.add_parser("page", help="print the N-Quads of one HTML page")
-    p.add_argument("page", metavar="FILE_OR_URL")
-    p.add_argument("--base", help="the page's URL: base IRI and graph name (default: the file's file: URL)")
-    p.add_argument("--formats", type=_formats, help="comma-separated format ids (default: config)")
-    p.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
-    p.add_argument("--keep-all-predicates", action="store_true", default=None,
-                   help="keep xhtml-vocab and rdfa-namespace predicates (dropped by default, as WDC does)")
-    p.set_defaults(func=cmd_page)
+    from .worker.s3store import split_s3_url
 
-    e = sub.add_parser("extract", help="extract N-Quads from archives on this machine")
-    e.add_argument("inputs", nargs="*", metavar="INPUT",
-                   help="WARC/ARC files or globs, https:// or s3:// URLs")
-    e.add_argument("--listing", metavar="FILE", help="a path list (e.g. warc.paths.gz; local, https:// or s3://), one per line")
-    e.add_argument("--prefix", default="s3://commoncrawl/",
-                   help="base for relative paths of --listing (default s3://commoncrawl/; "
-                        "or https://data.commoncrawl.org/, or a local folder)")
-    e.add_argument("--out", required=True, metavar="DIR",
-                   help="output directory, or s3://BUCKET/PREFIX (the fleet's layout either way)")
-    e.add_argument("--processes", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: one per CPU)")
-    e.add_argument("--formats", type=_formats, help="comma-separated format ids (default: config)")
-    e.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
-    e.add_argument("--keep-all-predicates", action="store_true", default=None,
-                   help="keep xhtml-vocab and rdfa-namespace predicates")
-    e.add_argument("--quiet", action="store_true", help="no progress bar")
-    e.add_argument("--allow-mixed-config", action="store_true",
-                   help="add to an output made with other settings (formats, config) all the same; without it "
-                        "such a rerun is refused, naming the settings that differ")
-    _add_selection_args(e)
-    e.set_defaults(func=cmd_extract)
-    q = sub.add_parser("enqueue", help="put a run's inputs on the SQS work queue")
-    q.add_argument("inputs", nargs="*", metavar="INPUT", help="s3:// or https:// archive URLs")
-    q.add_argument("--queue-url", required=True)
-    q.add_argument("--out", required=True, metavar="s3://BUCKET/PREFIX", help="where the run's outputs go")
-    q.add_argument("--listing", metavar="FILE", help="a path list (local, https:// or s3://), one per line")
-    q.add_argument("--crawl", metavar="CC-MAIN-YYYY-WW", help="every WARC of that Common Crawl crawl")
-    q.add_argument("--prefix", default="s3://commoncrawl/",
-                   help="base for relative paths (default s3://commoncrawl/; or https://data.commoncrawl.org/)")
-    q.add_argument("--limit", type=int, help="only the first N inputs")
-    q.add_argument("--resend", action="store_true",
-                   help="also send inputs this run queued before but never committed (lost messages)")
-    q.add_argument("--formats", type=_formats, help="comma-separated format ids (default: config)")
-    q.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
-    q.add_argument("--keep-all-predicates", action="store_true", default=None)
-    _add_selection_args(q)
-    q.set_defaults(func=cmd_enqueue)
+    for name, value in (("--chunk-mb", args.chunk_mb), ("--memory-mb", args.memory_mb)):
+        if not value > 0:
+            raise UsageError(f"subsets: {name} must be more than 0, not {value:g}")
+    if args.processes < 1 or args.sample_pages < 0 or args.fan_in < 2:
+        raise UsageError("subsets: --processes must be at least 1, --sample-pages at least 0, --fan-in at least 2")
+    for what, loc in (("OUT", args.out_dir), ("--out", args.dest or "")):
+        if loc.startswith("s3://"):
+            try:
+                split_s3_url(loc)
+            except ValueError as exc:
+                raise UsageError(f"subsets: {what} {exc}") from None
+    out = args.out_dir.rstrip("/") or "/"
+    dest = (args.dest or default_dest(out)).rstrip("/") or "/"
+    _require_s3_credentials([loc for loc in (out, dest) if loc.startswith("s3://")])
+    opts = MergeOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), sample_pages=args.sample_pages,
+                        compression=args.compression, memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in)
+    result = run_subsets(out, dest, opts, args.processes, args.tmp, console(stderr=True),
+                         show_progress=not args.quiet)
+    print(f"{plural(len(result.merged), 'class', 'classes')} merged, {len(result.skipped)} already merged, "
+          f"{len(result.failed)} failed; outputs in {result.dest} ({result.seconds:.1f} s)", file=sys.stderr)
+    return 1 if result.failed else 0
 
-    w = sub.add_parser("work", help="take inputs from the queue, extract them to S3, until stopped or idle")
-    w.add_argument("--queue-url", required=True)
-    w.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="default: one per CPU")
-    w.add_argument("--idle-exit", type=float, metavar="SECONDS", help="exit after this long with nothing to do")
-    w.add_argument("--spot-endpoint", help='instance metadata endpoint for spot notices ("auto", "off", URL)')
-    w.add_argument("--asg-instance-id", metavar="ID", help="this instance's id in --asg-group (default: from the "
-                   "instance metadata on EC2, as [worker] autoscaling says)")
-    w.add_argument("--asg-group", metavar="NAME", help="the Auto Scaling group to protect the instance in while "
-                   "busy and to leave when idle")
-    w.add_argument("--config", help="a TOML file overriding config/quadfleet.toml (queue and worker settings)")
-    w.set_defaults(func=cmd_work)
 
-    st = sub.add_parser("status", help="how a fleet run stands")
-    st.add_argument("--queue-url", required=True)
-    st.add_argument("--out", required=True, metavar="s3://BUCKET/PREFIX")
-    st.add_argument("--watch", action="store_true", help="refresh until interrupted")
-    st.add_argument("--interval", type=float, default=10.0, help="seconds between refreshes with --watch")
-    st.set_defaults(func=cmd_status)
+def _aws_options(args):
+    """``--profile``, ``--region``, ``--endpoint-url`` in effect for the command and the processes it starts."""
+    import contextlib
 
-    rd = sub.add_parser("redrive", help="move dead-lettered messages back to the work queue")
-    rd.add_argument("--queue-url", required=True)
-    rd.set_defaults(func=cmd_redrive)
+    given = {k: getattr(args, k, None) for k in ("profile", "region", "endpoint_url")}
+    if not any(v is not None for v in given.values()):
+        return contextlib.nullcontext()
+    from .worker.aws import aws_settings
 
-    from .coordinator.fleet import add_fleet_parser
-
-    add_fleet_parser(sub)  # quadfleet fleet up/scale/status/down/cost
-
-    qc = sub.add_parser("queue", help="manage work queues")
-    qsub = qc.add_subparsers(dest="queue_command", required=True)
-    qcreate = qsub.add_parser("create", help="create a work queue and its dead-letter queue; prints the URL")
-    qcreate.add_argument("name")
-    qcreate.add_argument("--region", help="default: from the AWS configuration")
-    qcreate.add_argument("--config", help="a TOML file overriding config/quadfleet.toml ([queue] settings)")
-    qcreate.set_defaults(func=cmd_queue_create)
-
-    sg = sub.add_parser("stats", help="crawl-wide statistics and report of a run (summary.json, index.html)")
-    sg.add_argument("out", metavar="OUT", help="the run's output directory or s3://BUCKET/PREFIX")
-    sg.add_argument("--top", type=int, default=20, help="rows in each top list (default 20)")
-    mode = sg.add_mutually_exclusive_group()
-    mode.add_argument("--sketch", action="store_true",
-                      help="distinct counts by HLL sketches with error bounds (default above 2,000 inputs)")
-    mode.add_argument("--exact", action="store_true", help="exact distinct counts, however many inputs")
-    sg.add_argument("--lg-k", type=int, help="HLL sketch size, log2 of buckets (default 12: about 1.6%% error)")
-    sg.add_argument("--report", metavar="DIR", help="write the report here (default OUT/report)")
-    sg.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="default: one per CPU")
-    sg.add_argument("--quiet", action="store_true", help="no progress bar")
-    sg.set_defaults(func=cmd_stats)
-
-    sm = sub.add_parser("sample", help="build the bundled sample archive and extract it (a first try)")
-    sm.add_argument("--out", default="sample-out", metavar="DIR", help="output directory (default sample-out)")
-    sm.add_argument("--processes", type=int, default=1)
-    sm.add_argument("--config", help="a TOML file overriding config/quadfleet.toml")
-    sm.add_argument("--quiet", action="store_true", help="no progress bar")
-    sm.set_defaults(func=cmd_sample)
-    return ap
+    return aws_settings(**given)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        with _aws_options(args):
+            return args.func(args)
     except QuadfleetError as exc:
         print(f"quadfleet: {exc}", file=sys.stderr)
         return 2

@@ -6,7 +6,6 @@ credentials, no proxies, and instance metadata disabled for credentials and regi
 """
 from __future__ import annotations
 
-import gzip
 import http.server
 import io
 import json
@@ -21,7 +20,9 @@ from collections import Counter
 from pathlib import Path
 
 import boto3
+from quadfleet.worker.compression import COMPRESSIONS, decompress, find_nquads, nq_stem
 from quadfleet.worker.extractors import EXTRACTORS
+from quadfleet.worker.outputs import data_key
 from quadfleet.worker.inputs import spec
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
@@ -147,9 +148,10 @@ class Fleet:
         dlq = self.sqs.get_queue_url(QueueName=f"{name}-dlq")["QueueUrl"]
         return url, dlq
 
-    def enqueue(self, queue_url: str, out: str, *inputs: str) -> str:
-        """Run `quadfleet enqueue`; its stderr (what it sent and skipped)."""
-        res = self.cli("enqueue", "--queue-url", queue_url, "--out", out, *inputs)
+    def enqueue(self, queue_url: str, out: str, *inputs: str, options: tuple[str, ...] = ()) -> str:
+        """Run `quadfleet enqueue` (with ``options`` such as ``--table parquet``); its stderr (what it sent
+        and skipped)."""
+        res = self.cli("enqueue", "--queue-url", queue_url, "--out", out, *options, *inputs)
         assert res.returncode == 0, res.stderr
         return res.stderr
 
@@ -192,10 +194,24 @@ class Fleet:
         """{(format, input stem): Counter of N-Quads lines} of every data file under ``out``."""
         result = {}
         for key in self.keys(out):
-            m = re.fullmatch(r"data/([^/]+)/(.+)\.nq\.gz", key)
-            if m:
-                result[(m[1], stem_of(m[2]))] = Counter(gzip.decompress(self.read(out, key)).decode().splitlines())
+            m = re.fullmatch(r"data/([^/]+)/([^/]+)", key)
+            if m and nq_stem(m[2]):
+                result[(m[1], stem_of(nq_stem(m[2])))] = Counter(decompress(self.read(out, key)).decode().splitlines())
         return result
+
+    def subsets(self, out: str) -> dict[tuple[str, str], list[str]]:
+        """{(class, input stem): lines} of every subset file under ``out`` (in order: grouped by page)."""
+        result = {}
+        for key in self.keys(out):
+            m = re.fullmatch(r"subsets/([^/]+)/([^/]+)", key)
+            if m and nq_stem(m[2]):
+                result[(m[1], stem_of(nq_stem(m[2])))] = decompress(self.read(out, key)).decode().splitlines()
+        return result
+
+    def tables(self, out: str) -> dict[str, Counter]:
+        """{input stem: Counter of rows} of every Parquet table under ``out`` (see :func:`table_rows`)."""
+        return {stem_of(key[len("tables/"):-len(".parquet")]): table_rows(self.read(out, key))
+                for key in self.keys(out) if key.startswith("tables/") and key.endswith(".parquet")}
 
     # SQS
 
@@ -229,10 +245,10 @@ def fleet_env(endpoint: str) -> dict:
 
 
 def parse_status(text: str) -> dict[str, str]:
-    """The rows of `quadfleet status`'s table: {label: value}."""
+    """The rows of `quadfleet status`'s table (drawn on a terminal, Markdown when piped): {label: value}."""
     rows = {}
     for line in text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("│┃|").split("│")]
+        cells = [c.strip() for c in re.split(r"[│|]", line.strip().strip("│┃|"))]
         if len(cells) == 2 and cells[0]:
             rows[cells[0]] = cells[1]
     return rows
@@ -240,16 +256,36 @@ def parse_status(text: str) -> dict[str, str]:
 
 # -- local extraction ------------------------------------------------------------------------------------
 
-def local_quads(paths: list[Path], out: Path, env: dict) -> dict[tuple[str, str], Counter]:
-    """`quadfleet extract` on local files: {(format, input stem): Counter of lines}."""
-    res = subprocess.run(CLI + ["extract", "--out", str(out), "--processes", "1", "--quiet",
+def table_rows(data: bytes) -> Counter:
+    """The rows of a Parquet table (bytes) without the archive column (an s3:// URI on a fleet, a path
+    locally), as a multiset of tuples."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(io.BytesIO(data)).drop_columns(["archive"])
+    return Counter(zip(*(table.column(name).to_pylist() for name in table.column_names)))
+
+
+def local_subsets(out: Path) -> dict[tuple[str, str], list[str]]:
+    """As :meth:`Fleet.subsets`, for a local output folder."""
+    return {(p.parent.name, stem_of(nq_stem(p.name))): decompress(p.read_bytes()).decode().splitlines()
+            for p in find_nquads(out / "subsets", "*/*")}
+
+
+def local_tables(out: Path) -> dict[str, Counter]:
+    """As :meth:`Fleet.tables`, for a local output folder."""
+    return {stem_of(p.name[:-len(".parquet")]): table_rows(p.read_bytes()) for p in (out / "tables").glob("*.parquet")}
+
+
+def local_quads(paths: list[Path], out: Path, env: dict, options: tuple[str, ...] = ()) -> dict[tuple[str, str], Counter]:
+    """`quadfleet extract` (with ``options``) on local files: {(format, input stem): Counter of lines}."""
+    res = subprocess.run(CLI + ["extract", "--out", str(out), "--processes", "1", "--quiet", *options,
                                 *map(str, paths)], env=env, capture_output=True, text=True, timeout=300,
                          check=False)
     assert res.returncode == 0, res.stderr
     result = {}
-    for path in (out / "data").glob("*/*.nq.gz"):
-        stem = stem_of(path.name[:-len(".nq.gz")])
-        result[(path.parent.name, stem)] = Counter(gzip.decompress(path.read_bytes()).decode().splitlines())
+    for path in find_nquads(out / "data", "*/*"):
+        stem = stem_of(nq_stem(path.name))
+        result[(path.parent.name, stem)] = Counter(decompress(path.read_bytes()).decode().splitlines())
     return result
 
 
@@ -282,7 +318,7 @@ def input_id_of(uri: str) -> str:
 def keys_of(keys: set[str], input_id: str) -> set[str]:
     """The keys that belong to one input: data, stats, done marker and error record."""
     names = {f"stats/{input_id}.json", f"done/{input_id}", f"errors/{input_id}.json"}
-    names |= {f"data/{fmt}/{input_id}.nq.gz" for fmt in FORMATS}
+    names |= {data_key(fmt, input_id, c) for fmt in FORMATS for c in COMPRESSIONS}
     return keys & names
 
 

@@ -23,6 +23,8 @@ from fleet_helpers import (
     input_id_of,
     keys_of,
     local_quads,
+    local_subsets,
+    local_tables,
     stem_of,
     wait_until,
 )
@@ -38,7 +40,8 @@ GOOD = [("warc-commoncrawl", "whirlwind.warc.gz"),
 SLOW_NAME = "slow-jsonld.warc.gz"
 # What a run leaves under its output prefix when every input commits.
 LAYOUT = re.compile(r"manifest\.json|manifest/inputs-[^/]+\.json\.gz|done/[^/]+|stats/[^/]+\.json"
-                    r"|data/html-[a-z0-9-]+/[^/]+\.nq\.gz|pages/[^/]+\.csv\.gz")
+                    r"|data/html-[a-z0-9-]+/[^/]+\.nq\.gz|pages/[^/]+\.csv\.gz"
+                    r"|subsets/[A-Za-z0-9]+/[^/]+\.nq\.gz|tables/[^/]+\.parquet")
 
 
 @pytest.fixture
@@ -80,8 +83,8 @@ def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
     inputs = upload_corpus(fleet)
     url, dlq = fleet.create_queue("drain")
     out = "s3://out/run1"
-    said = fleet.enqueue(url, out, *inputs)
-    assert "enqueued 6 input(s)" in said
+    said = fleet.enqueue(url, out, *inputs, options=("--table", "parquet"))
+    assert "enqueued 6 inputs" in said
     assert fleet.counts(url) == (6, 0)
 
     workers = [fleet.worker(url, processes=2, idle_exit=3) for _ in range(2)]
@@ -101,9 +104,21 @@ def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
     logs = "".join(w.log() for w in workers)
     assert sorted(re.findall(r"committed (\S+): \d+ pages", logs)) == sorted(ids)  # one commit each
 
-    local = local_quads(list(inputs.values()), tmp_path / "local", fleet.env)
+    local = local_quads(list(inputs.values()), tmp_path / "local", fleet.env, ("--table", "parquet"))
     assert local, "the corpus archives yield no N-Quads"
     assert fleet.quads(out) == local  # {(format, file stem): lines}, so s3:// and local ids compare
+    # the schema.org class subsets and the Parquet tables too, committed with the rest under the run's prefix
+    subsets = local_subsets(tmp_path / "local")
+    assert len({cls for cls, _ in subsets}) >= 3, "the corpus archives have entities of several classes"
+    assert fleet.subsets(out) == subsets
+    tables = local_tables(tmp_path / "local")
+    assert len(tables) == len(inputs) and sum(map(len, tables.values())) > 100
+    assert fleet.tables(out) == tables
+    for uri in inputs:
+        stats = fleet.json(out, f"stats/{input_id_of(uri)}.json")
+        assert {o["key"] for o in stats["subset_outputs"].values()} == \
+            {k for k in keys if k.startswith("subsets/") and k.endswith(f"/{input_id_of(uri)}.nq.gz")}
+        assert stats["table"]["key"] in keys
 
     assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)
     status = fleet.status(url, out)
@@ -209,7 +224,7 @@ def test_a_poison_archive_is_dead_lettered_with_its_error_and_redriven(fleet):
 
     res = fleet.cli("redrive", "--queue-url", url)
     assert res.returncode == 0, res.stderr
-    assert "moved 1 message(s)" in res.stderr
+    assert "moved 1 message from" in res.stderr
     assert fleet.counts(dlq) == (0, 0)
     [back] = fleet.receive_all(url)
     assert json.loads(back["Body"])["input"] == uri
@@ -224,21 +239,21 @@ def test_enqueue_again_sends_only_what_is_neither_committed_nor_queued(fleet):
 
     said = fleet.enqueue(url, out, a)
     run = said.split("run ", 1)[1].split(":", 1)[0]
-    assert "enqueued 1 input(s)" in said
+    assert "enqueued 1 input on" in said
     worker = fleet.worker(url, processes=1, idle_exit=2)
     assert worker.wait(60) == 0, worker.log()
     assert committed(fleet, out) == {input_id_of(a)}  # partial progress: one of three
 
     said = fleet.enqueue(url, out, a, b, c)
-    assert f"run {run}: enqueued 2 input(s)" in said
-    assert "skipped 1 input(s) already committed" in said
+    assert f"run {run}: enqueued 2 inputs" in said
+    assert "skipped 1 input already committed" in said
     assert "already queued" not in said
     assert fleet.counts(url) == (2, 0)
 
     said = fleet.enqueue(url, out, a, b, c)
-    assert f"run {run}: enqueued 0 input(s)" in said
-    assert "skipped 1 input(s) already committed" in said
-    assert "skipped 2 input(s) already queued" in said
+    assert f"run {run}: enqueued 0 inputs" in said
+    assert "skipped 1 input already committed" in said
+    assert "skipped 2 inputs already queued" in said
     assert fleet.counts(url) == (2, 0)
     assert sorted(json.loads(m["Body"])["input"] for m in fleet.receive_all(url)) == sorted([b, c])
 
@@ -246,7 +261,7 @@ def test_enqueue_again_sends_only_what_is_neither_committed_nor_queued(fleet):
     fleet.sqs.purge_queue(QueueUrl=url)
     wait_until(lambda: fleet.counts(url) == (0, 0), 30, "the purge")
     said = fleet.enqueue(url, out, a, b, c, "--resend")
-    assert f"run {run}: enqueued 2 input(s)" in said and "skipped 1 input(s) already committed" in said
+    assert f"run {run}: enqueued 2 inputs" in said and "skipped 1 input already committed" in said
     assert fleet.counts(url) == (2, 0)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus_path
 from fleet_helpers import CLI, Fleet, parse_status, stem_of, wait_until
+from quadfleet.worker.compression import decompress, find_nquads, nq_stem
 from quadfleet.worker.inputs import input_id, selection_id
 from quadfleet.worker.messages import parse_message
 
@@ -187,9 +188,9 @@ def local(fleet, tmp_path_factory):
                          env=fleet.env, capture_output=True, text=True, timeout=300, check=False)
     assert res.returncode == 0, res.stderr
     quads = {}
-    for path in (out / "data").glob("*/*.nq.gz"):
-        quads[(path.parent.name, archive_stem(path.name[:-len(".nq.gz")]))] = Counter(
-            gzip.decompress(path.read_bytes()).decode().splitlines())
+    for path in find_nquads(out / "data", "*/*"):
+        quads[(path.parent.name, archive_stem(nq_stem(path.name)))] = Counter(
+            decompress(path.read_bytes()).decode().splitlines())
     pages = {archive_stem(p.name[:-len(".csv.gz")]): page_rows(p.read_bytes())
              for p in (out / "pages").glob("*.csv.gz")}
     assert quads, "the archives yield no N-Quads"
@@ -212,7 +213,7 @@ def test_enqueue_splits_each_archive_into_bounded_work_items(fleet, run):
     assert f"index: {len(iana)} index records read, {len(iana) - html} filtered out" in run.said[1], run.said[1]
     for said in run.said:
         assert "bad lines" in said and ", 0 bad lines;" in said
-    sent = [int(re.search(r"enqueued (\d+) input\(s\)", s)[1]) for s in run.said]
+    sent = [int(re.search(r"enqueued (\d+) inputs? on", s)[1]) for s in run.said]
     assert sum(sent) == n_items == len(run.messages) == len(run.items)  # one message per work item
 
     seen: dict[str, set] = {}
@@ -261,7 +262,7 @@ def test_every_work_item_commits_with_its_range_statistics(fleet, run):
         assert stats["selected_records"] == n
         assert 1 <= stats["range_requests"] <= n
         assert not {k for k in stats["errors"] if k.startswith("range-")}, stats["errors"]
-        data = {k for k in keys if k.startswith("data/") and k.endswith(f"/{iid}.nq.gz")}
+        data = {k for k in keys if k.startswith("data/") and nq_stem(k.rsplit("/", 1)[1]) == iid}
         assert {o["key"] for o in stats["outputs"].values()} == data
         requests[archive_stem(iid)] += stats["range_requests"]
         records[archive_stem(iid)] += n
@@ -281,10 +282,11 @@ def test_selected_nquads_equal_a_whole_file_extraction_of_those_pages(fleet, run
     local_quads, _pages = local
     fleet_quads: dict[tuple[str, str], Counter] = {}
     for key in fleet.keys(run.out):
-        m = re.fullmatch(r"data/([^/]+)/(.+)\.nq\.gz", key)
-        if m:
+        m = re.fullmatch(r"data/([^/]+)/([^/]+)", key)
+        if m and nq_stem(m[2]):
+            m = (m[0], m[1], nq_stem(m[2]))
             assert m[2] in run.items
-            lines = gzip.decompress(fleet.read(run.out, key)).decode().splitlines()
+            lines = decompress(fleet.read(run.out, key)).decode().splitlines()
             item_urls = {u for _o, _n, u in run.items[m[2]].spec.ranges}
             assert {graph_of(line) for line in lines} <= item_urls  # each item: only its own pages
             fleet_quads.setdefault((m[1], archive_stem(m[2])), Counter()).update(lines)
@@ -332,9 +334,9 @@ def test_enqueue_again_sends_nothing(fleet, run):
     for args, first in zip(ENQUEUES, run.said):
         res = enqueue_index(fleet, run.url, run.out, *args(fleet))
         assert res.returncode == 0, res.stderr
-        n = int(re.search(r"enqueued (\d+) input\(s\)", first)[1])
-        assert re.search(r"run \S+: enqueued 0 input\(s\)", res.stderr), res.stderr
-        assert f"skipped {n} input(s) already committed" in res.stderr
+        n = int(re.search(r"enqueued (\d+) inputs? on", first)[1])
+        assert re.search(r"run \S+: enqueued 0 inputs", res.stderr), res.stderr
+        assert f"skipped {n} input{'' if n == 1 else 's'} already committed" in res.stderr
     assert fleet.counts(run.url) == (0, 0)
 
 
@@ -367,11 +369,11 @@ def test_a_wrong_url_loses_one_record_and_a_missing_archive_is_dead_lettered(fle
     out = "s3://out/index-bad"
     res = enqueue_index(fleet, url, out, "--index", str(index))
     assert res.returncode == 0, res.stderr
-    assert re.search(r"run \S+: enqueued 2 input\(s\)", res.stderr), res.stderr
+    assert re.search(r"run \S+: enqueued 2 inputs", res.stderr), res.stderr
     again = enqueue_index(fleet, url, out, "--index", str(index))  # not yet worked on: all still queued
     assert again.returncode == 0, again.stderr
-    assert re.search(r"run \S+: enqueued 0 input\(s\)", again.stderr), again.stderr
-    assert "skipped 2 input(s) already queued" in again.stderr
+    assert re.search(r"run \S+: enqueued 0 inputs", again.stderr), again.stderr
+    assert "skipped 2 inputs already queued" in again.stderr
     assert fleet.counts(url) == (2, 0)
 
     worker = fleet.worker(url, processes=1, idle_exit=3)
@@ -397,8 +399,8 @@ def test_a_wrong_url_loses_one_record_and_a_missing_archive_is_dead_lettered(fle
     assert {r["url"] for r in rows} == good_urls
     got = Counter()
     for key in keys:
-        if key.startswith("data/") and key.endswith(f"/{ok}.nq.gz"):
-            got[key.split("/")[1]] = Counter(gzip.decompress(fleet.read(out, key)).decode().splitlines())
+        if key.startswith("data/") and nq_stem(key.rsplit("/", 1)[1]) == ok:
+            got[key.split("/")[1]] = Counter(decompress(fleet.read(out, key)).decode().splitlines())
     want = {}
     for (fmt, stem), lines_ in local_quads.items():
         kept = restrict(lines_, good_urls) if stem == "resiliparse-CC-MAIN-2020-34-sample" else Counter()

@@ -415,7 +415,7 @@ def test_fleet_down_removes_the_workers_and_keeps_the_queue_and_the_results(aws)
                  for r in aws.cfn.list_stack_resources(StackName="qf")["StackResourceSummaries"]}
 
     said = aws.fleet("down", "--stack", "qf").stderr
-    assert "stopping 3 instance(s)" in said and "kept the queue" in said and "kept the results" in said
+    assert "stopping 3 instances" in said and "kept the queue" in said and "kept the results" in said
     stacks = [s for s in aws.cfn.list_stacks()["StackSummaries"] if s["StackName"] == "qf"]
     assert {s["StackStatus"] for s in stacks} == {"DELETE_COMPLETE"}
     assert aws.group("qf-workers") is None

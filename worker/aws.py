@@ -2,6 +2,11 @@
 botocore's adaptive retries for throttling, and ``AWS_ENDPOINT_URL`` honoured (botocore reads it), so tests
 point everything at a moto server without hooks in our code. Credentials are never stored or logged.
 
+The command line's ``--profile``, ``--region`` and ``--endpoint-url`` (``quadfleet.cli_parser``) act as
+the aws CLI's do: an option beats its environment variable, which beats the profile's configuration.
+:func:`aws_settings` puts them in the environment for the command's duration, so that every client made
+here, in the command's process and in the worker processes it starts, uses them.
+
 Failures are classified once (:func:`quadfleet.worker.errors.is_transient`): :func:`retried` tries an
 operation again on a transient failure (what botocore does not retry itself: an answer cut short, a body
 broken off mid-stream, an answer missing what it must hold), and raises :class:`TransientAwsError` if it
@@ -9,6 +14,7 @@ outlasts the tries, :class:`AwsError` at once for anything else.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -20,7 +26,7 @@ import boto3
 import botocore.exceptions
 from botocore.config import Config as BotoConfig
 
-from .errors import QuadfleetError, TransientError, io_errors, is_transient
+from .errors import ConfigError, QuadfleetError, TransientError, io_errors, is_transient
 
 RETRIES = {"mode": "adaptive", "max_attempts": 10}
 TRIES = 4            # tries of one operation (on top of botocore's own retries of what it retries)
@@ -77,18 +83,68 @@ def retried(fn: Callable[[], T], what: str, tries: int = TRIES, first_wait: floa
     raise AssertionError("unreachable")
 
 
+# What a client depends on besides credentials: a client is cached per these (and service, process, region).
+_SETTINGS = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",
+             "AWS_ENDPOINT_URL", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
+_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
+
+
 @functools.lru_cache(maxsize=None)
-def _client(service: str, pid: int, region: str | None):
-    return boto3.session.Session().client(
-        service, region_name=region,
-        config=BotoConfig(retries=RETRIES, connect_timeout=10, read_timeout=60,
-                          max_pool_connections=20))
+def _client(service: str, pid: int, region: str | None, settings: tuple = ()):
+    try:
+        return boto3.session.Session().client(
+            service, region_name=region,
+            config=BotoConfig(retries=RETRIES, connect_timeout=10, read_timeout=60,
+                              max_pool_connections=20))
+    except botocore.exceptions.ProfileNotFound as exc:
+        raise AwsError(f"--profile / AWS_PROFILE: {exc} (profiles are read from ~/.aws/config and "
+                       "~/.aws/credentials, or AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE)") from None
 
 
 def client(service: str, region: str | None = None):
-    """A cached client per process (clients are not safe to share across fork)."""
+    """A cached client per process (clients are not safe to share across fork) and per AWS settings of the
+    environment (see :func:`aws_settings`)."""
     region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
-    return _client(service, os.getpid(), region)
+    settings = tuple((k, v) for k, v in sorted(os.environ.items())
+                     if k in _SETTINGS or k.startswith("AWS_ENDPOINT_URL_"))
+    return _client(service, os.getpid(), region, settings)
+
+
+@contextlib.contextmanager
+def aws_settings(profile: str | None = None, region: str | None = None, endpoint_url: str | None = None):
+    """The command line's AWS options, for the duration of the ``with`` block, put where boto3 and the worker
+    processes started inside the block read them: the environment, restored afterwards (so ``main(argv)`` can
+    be called again in the same process). Options not given leave the environment as it is.
+
+    ``--profile`` sets AWS_PROFILE and, as ``aws --profile`` does, sets aside credentials in the environment
+    (AWS_ACCESS_KEY_ID...), which would otherwise win over the profile's. ``--region`` sets AWS_REGION and
+    AWS_DEFAULT_REGION. ``--endpoint-url`` sets AWS_ENDPOINT_URL and sets aside the service-specific
+    AWS_ENDPOINT_URL_<SERVICE> variables, which would otherwise win over it.
+    """
+    if endpoint_url is not None and not endpoint_url.startswith(("http://", "https://")):
+        raise ConfigError(f"--endpoint-url: an http:// or https:// URL, not {endpoint_url!r}")
+    changes: dict[str, str | None] = {}
+    if profile is not None:
+        changes.update({name: None for name in _CREDENTIALS}, AWS_PROFILE=profile, AWS_DEFAULT_PROFILE=None)
+    if region is not None:
+        changes.update(AWS_REGION=region, AWS_DEFAULT_REGION=region)
+    if endpoint_url is not None:
+        changes.update({name: None for name in os.environ if name.startswith("AWS_ENDPOINT_URL_")},
+                       AWS_ENDPOINT_URL=endpoint_url, AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=None)
+    before = {name: os.environ.get(name) for name in changes}
+    try:
+        _set_environ(changes)
+        yield
+    finally:
+        _set_environ(before)
+
+
+def _set_environ(values: dict[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def region_of_queue(queue_url: str) -> str | None:

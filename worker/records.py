@@ -210,19 +210,41 @@ def _check_start(fileobj) -> bytes:
     with its ``filedesc://`` header and a WARC file with ``WARC/``.
     """
     head = fileobj.read(4096)
-    text = head
-    if head[:2] == b"\x1f\x8b":
-        try:
-            text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64)
-        except zlib.error as exc:
-            raise ArchiveError(f"not a readable WARC/ARC archive: gzip data is corrupt ({exc})") from None
-    text = text.lstrip(b"\r\n")
+    try:
+        text = _opening(head)
+    except zlib.error as exc:
+        raise ArchiveError(f"not a readable WARC/ARC archive: gzip data is corrupt ({exc})") from None
     if not head:
         raise ArchiveError("empty: the archive holds no records")
-    if not text.startswith((b"WARC/", b"filedesc://")):
-        shown = text[:40].decode("ascii", "replace").split("\n")[0]
-        raise ArchiveError(f"not a WARC/ARC archive: it starts with {shown!r}, not 'WARC/' or 'filedesc://'")
+    if not text.startswith(ARCHIVE_STARTS):
+        raise ArchiveError(f"not a WARC/ARC archive: it starts with {shown_start(text)}, not 'WARC/' or "
+                           "'filedesc://'")
     return head
+
+
+ARCHIVE_STARTS = (b"WARC/", b"filedesc://")
+
+
+def _opening(head: bytes) -> bytes:
+    """The first bytes of a stream's content (inflated if gzip: zlib.error if corrupt), blank lines dropped."""
+    if head[:2] == b"\x1f\x8b":
+        head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 256)
+    return head.lstrip(b"\r\n")
+
+
+def is_archive_start(head: bytes) -> bool:
+    """Whether bytes (the first few KB of a file, gzipped or not) open a WARC or ARC archive."""
+    try:
+        return _opening(head).startswith(ARCHIVE_STARTS)
+    except zlib.error:
+        return False
+
+
+def shown_start(data: bytes, chars: int = 40) -> str:
+    """The first line of ``data`` (at most ``chars`` characters), quoted, as a person can read it: UTF-8
+    decoded, any other byte as a ``\\xNN`` escape, control characters escaped (never a replacement mark)."""
+    line = data[:chars * 4].decode("utf-8", "backslashreplace").split("\n")[0][:chars]
+    return "'" + "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line) + "'"
 
 
 def record_page(rtype, rec, http_headers, read_body, counts: Counter, max_page_bytes: int,
