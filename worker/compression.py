@@ -100,6 +100,14 @@ def compress_member(data: bytes, compression: str, level: int) -> bytes:
     return zstandard.ZstdCompressor(level=level).compress(data)
 
 
+def remove_scratch(path: str) -> None:
+    """Remove a scratch file that may already be gone (every output file's ``discard``)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
 class MemberFile:
     """A scratch file of compressed members appended one after another (see :func:`compress_member`)."""
 
@@ -118,10 +126,7 @@ class MemberFile:
 
     def discard(self) -> None:
         self.close()
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        remove_scratch(self.path)
 
 
 class NQuadsFile:
@@ -157,7 +162,4 @@ class NQuadsFile:
 
     def discard(self) -> None:
         self.close()
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        remove_scratch(self.path)

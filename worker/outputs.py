@@ -16,7 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .compression import NQuadsFile, nq_suffix
+from .compression import NQuadsFile, nq_suffix, remove_scratch
 
 
 SCRATCH_DIR = ".tmp"  # under a local output directory: files not yet renamed into place
@@ -193,10 +193,7 @@ class PageIndex:
 
     def discard(self) -> None:
         self.close()
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        remove_scratch(self.path)
 
 
 def read_page_index(data: bytes) -> list[dict[str, str]]:
