@@ -68,6 +68,14 @@ MUTATIONS = [
     lambda o: {"@context": o.get("@context"), "@graph": {k: v for k, v in o.items() if k != "@context"}},
     lambda o: {"@context": o.get("@context"), "@graph": [{"@id": "#a", "knows": {"@id": "#b"}}, "str"]},
     lambda o: {**o, "@context": "https://schema.org/docs/jsonldcontext.jsonld"},
+    # schema.org's context named again on nested nodes (taken directly), and other nested contexts (declined)
+    lambda o: {**o, "author": {"@context": "https://schema.org", "@type": "Person", "name": "X", "url": "/x"}},
+    lambda o: {**o, "author": {"@context": " http://schema.org/ ", "@type": "Person",
+                               "knows": {"@context": "https://schema.org/docs/jsonldcontext.json", "name": "K"}}},
+    lambda o: {"@context": o.get("@context"), "@graph": [{**{k: v for k, v in o.items() if k != "@context"},
+                                                          "@context": "http://schema.org"}]},
+    lambda o: {**o, "author": {"@context": {"name": "http://example.com/name"}, "name": "X"}},
+    lambda o: {**o, "author": {"@context": ["https://schema.org", {"x": "http://example.com/x"}], "x": "y"}},
 ]
 
 
@@ -110,4 +118,8 @@ def test_every_mutation_kind_is_checked():
             results[i] = "pyld error"
             continue
         results[i] = same_as_pyld(m)
-    assert sum(1 for r in results.values() if r is True) >= 12, results
+    assert sum(1 for r in results.values() if r is True) >= 15, results
+    # a nested schema.org context is taken directly; a nested context of any other kind is left to pyld
+    assert results[len(MUTATIONS) - 5] is True and results[len(MUTATIONS) - 4] is True
+    assert results[len(MUTATIONS) - 3] is True
+    assert results[len(MUTATIONS) - 2] is None and results[len(MUTATIONS) - 1] is None

@@ -8,7 +8,8 @@ context is simple enough to state in a few lines, and it is stated here with pyl
 ``_expand_object``, ``_expand_value`` and ``_expand_iri``, and its IRI resolver), down to the order of the
 keys (pyld walks an object's keys sorted), so that blank-node labels come out the same.
 
-Anything outside that subset returns None and the caller runs pyld: a nested ``@context``, any other
+Anything outside that subset returns None and the caller runs pyld: a nested ``@context`` other than
+schema.org's own URL (which changes nothing), any other
 keyword, a compact IRI or absolute IRI as a key, a term the context defines other than as
 ``schema:term`` (the ``id``/``type`` aliases are handled; prefixes and ``HTML`` are not), a key or type
 that pyld would drop, nested arrays, empty objects, a value that starts with "@". The tests compare the
@@ -81,7 +82,9 @@ def _node(obj: dict, base: str, top: bool) -> dict:
     out: dict = {}
     for key, value in sorted(obj.items()):
         if key == "@context":
-            if top:
+            # The top's context, or schema.org's named again on a nested node (as some sites write every
+            # node): the active context stays what it was, so pyld's result is the same.
+            if top or type(value) is str and is_schema_org(value):
                 continue
             raise _Fail
         if key == "@id" or key == "id":
