@@ -26,6 +26,7 @@ from bisect import bisect_left, bisect_right
 
 from lxml import etree
 
+from .. import dom
 from ..terms import BNode
 
 _FIRST_WITH_CLASS = etree.XPath("(descendant-or-self::*[@class])[1]")
@@ -42,14 +43,9 @@ class MfIndex:
         self.root = root
         self.base = base
         self.url = url
-        order: list = []
-        tokens: list = []
-        # root.iter() + get() is a third faster than the equivalent XPath here (lxml 6, pages of 1-1000 KB).
-        for el in root.iter():
-            value = el.get("class")
-            if value is not None:
-                order.append(el)
-                tokens.append(value.lower().split())
+        # (a walk in C, worker/dom.py: proxies only for the elements with a class)
+        order: list = dom.find(root, ("class",), dom.SUBTREE, True)
+        tokens: list = [el.get("class").lower().split() for el in order]
         pos = {el: i for i, el in enumerate(order)}
         by_class: dict[str, list] = {}
         for el, toks in zip(order, tokens):

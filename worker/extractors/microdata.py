@@ -19,8 +19,8 @@ Choices, and why:
   Number and date datatypes are in :mod:`.microdata_values`. An empty ``itemid`` gives a blank node: resolved,
   it would make every such item the page itself. ``itemprop-reverse`` (the note's experimental appendix) is
   supported, as the suite tests it.
-- **Speed.** Compiled XPath queries (``//@itemscope/..``, ``//@itemprop/..``) find the microdata elements in
-  C; each property element is then given to its item by walking up to the nearest ``itemscope`` ancestor,
+- **Speed.** One walk of the tree in C (:mod:`..dom`) finds the ``itemscope`` and ``itemprop`` elements;
+  each property element is then given to its item by walking up to the nearest ``itemscope`` ancestor,
   memoised, so a page costs O(elements touched) whatever its nesting. Only ``itemref`` targets are crawled
   element by element. Items are expanded from a queue, not by recursion, so deep or cyclic markup
   (``itemref`` loops, W3C test 0085) cannot overflow the stack: an item is expanded once per type context,
@@ -34,6 +34,7 @@ from typing import Iterator
 
 from lxml import etree
 
+from .. import dom
 from ..page import Page
 from ..terms import BNode, IRI, Literal, RDF_TYPE
 from ..urljoin import base_scheme, join
@@ -46,10 +47,8 @@ DEFAULT_REGISTRY: dict[str, dict] = {
     for prefix in ("http://schema.org/", "https://schema.org/")
 }
 
-# "//@a/.." walks the tree once in C, several times faster than "//*[@a]" or any predicate with "or".
-_SCOPES = etree.XPath("//@itemscope/..")
-_PROPS = etree.XPath("//@itemprop/..")
-_REVERSE = etree.XPath("//@itemprop-reverse/..")
+# "//@a/.." walks the tree once in C, several times faster than "//*[@a]" or any predicate with "or" (the
+# itemscope/itemprop elements come from worker/dom.py, faster still).
 _IDS = etree.XPath("//@id/..")
 _PRAGMAS = etree.XPath("//@http-equiv/..")
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -273,7 +272,13 @@ def extract(page: Page) -> Iterator[tuple]:
     root = page.tree
     if root is None:
         return
-    items = _SCOPES(root)
+    # experimental and rare: itemprop-reverse is looked for only if the page's markup has it
+    if page.evidence.itemprop_reverse if page.evidence is not None else b"itemprop-reverse" in page.lower:
+        items, props, reverse = dom.find(root, ("itemscope", "itemprop", "itemprop-reverse"))
+        seen = set(props)
+        props += [el for el in reverse if el not in seen]
+    else:
+        items, props = dom.find(root, ("itemscope", "itemprop"))
     if not items:
         return
     st = _Page(root, page.base)
@@ -281,11 +286,6 @@ def extract(page: Page) -> Iterator[tuple]:
     scopes.update(items)
     # Top-level items: itemscope without itemprop (an itemprop-reverse alone does not make a property).
     queue: deque = deque((el, None) for el in items if el.get("itemprop") is None)
-    props = _PROPS(root)
-    # experimental and rare: skip the third walk unless it can match
-    if page.evidence.itemprop_reverse if page.evidence is not None else b"itemprop-reverse" in page.lower:
-        seen = set(props)
-        props += [el for el in _REVERSE(root) if el not in seen]
     for el in props:
         owner = st.owner_of(el)
         if owner is not None:

@@ -33,7 +33,7 @@ Speed (this extractor runs on every page with Open Graph tags; pyRdfa takes 0.3-
 - **Only the head is parsed** when all of that is on ``<head>``'s meta/link tags (the prefilter decides:
   :mod:`..pagequads`).
 - When those counts are all accounted for by ``<head>``'s children, the RDFa elements are known without a
-  walk of the tree; else only the XPaths whose attribute occurs run (``//@property/..`` and the like, in C).
+  walk of the tree; else one walk in C (:mod:`..dom`) finds the elements with the attributes that occur.
 - **Fast path**: when all RDFa elements are plain ``<meta>``/``<link>`` children of ``<head>`` (the Open
   Graph page), their triples are computed directly: subject the base, prefixes and language from
   ``<html>``/``<head>``. Nothing else is touched.

@@ -3,23 +3,22 @@
 Apart from the processing (:mod:`.rdfa_walk`) because this is the speed side of the extractor, not its rules:
 from the counts the prefilter's scan took on every tag (or, without it, from the page's lower-cased bytes) it
 decides which attributes can occur at all, and then either proves that ``<head>``'s children hold every one
-(no tree walk) or runs only the XPaths of the attributes that occur. It may return too many elements, never
+(no tree walk) or looks only for the attributes that occur. It may return too many elements, never
 too few.
 """
 from __future__ import annotations
 
 import re
 
-from lxml import etree
-
+from .. import dom
 from .rdfa_context import INITIAL_TERMS
 
-# "//@a/.." walks the tree in C (about 0.06 us a node); a union of such paths keeps document order, which
-# the walk relies on. Each path costs a walk, so only those whose attribute can occur on the page run.
-# @about and @resource are not looked for: alone they yield nothing, and when they matter (above a
-# @property, or completing a hanging @rel) the walk reaches them anyway.
+# The elements are found by one walk of the tree in C (worker/dom.py), in document order, which the walk
+# relies on; only the attributes that can occur on the page are looked for. @about and @resource are not
+# looked for: alone they yield nothing, and when they matter (above a @property, or completing a hanging
+# @rel) the walk reaches them anyway.
 _ATTRIBUTES = ("property", "typeof", "vocab")
-_PATHS: dict[tuple, etree.XPath] = {}
+_HEAD_ATTRIBUTES = ("property", "rel", "rev")
 
 
 def _may_relate(el) -> bool:
@@ -51,9 +50,7 @@ def _head_only(root, properties: int, rels: int, revs: int) -> list | None:
     if head is None:
         return None
     found = []
-    for child in head:
-        if not isinstance(child.tag, str):
-            continue
+    for child in dom.find(head, _HEAD_ATTRIBUTES, dom.CHILDREN, True):  # (no proxy for the other children)
         get = child.get
         hit = False
         if get("property") is not None:
@@ -88,7 +85,7 @@ def _bearing(root, counts: tuple[int, bool, bool, int, int] | None = None) -> li
     """Elements that can yield triples by themselves, in document order (see :mod:`.rdfa`'s docstring).
 
     ``counts`` (from the prefilter's scan of every tag, or :func:`_source_counts`; None if the markup could
-    not be read as ASCII bytes) say which attributes can occur at all, so only their XPaths run, or none
+    not be read as ASCII bytes) say which attributes can occur at all, so only those are looked for, or none
     when the head holds everything."""
     if counts is None:
         names = _ATTRIBUTES + ("rel", "rev")
@@ -104,10 +101,7 @@ def _bearing(root, counts: tuple[int, bool, bool, int, int] | None = None) -> li
         names = tuple(name for name, present in (("property", properties), ("typeof", typeof),
                                                  ("vocab", vocab), ("rel", rels or vocab), ("rev", revs or vocab))
                       if present)
-    path = _PATHS.get(names)
-    if path is None:
-        path = _PATHS[names] = etree.XPath(" | ".join(f"//@{n}/.." for n in names))
-    found = path(root)
+    found = dom.find(root, names, dom.DOCUMENT, True)
     if vocab and any(el.get("vocab") is not None for el in found):
         return found  # terms in @rel/@rev may resolve anywhere now: keep every candidate
     return [el for el in found if el.get("property") is not None or el.get("typeof") is not None
