@@ -30,7 +30,6 @@ from .. import dom
 from ..terms import BNode
 
 _FIRST_WITH_CLASS = etree.XPath("(descendant-or-self::*[@class])[1]")
-_IDS = etree.XPath("//@id")
 
 
 class MfIndex:
@@ -182,10 +181,8 @@ class MfIndex:
     def _id_map(self) -> dict:
         if self._ids is None:
             ids: dict = {}
-            for attr in _IDS(self.root):
-                owner = attr.getparent()
-                if owner is not None and isinstance(owner.tag, str):
-                    ids.setdefault(str(attr), owner)
+            for owner in dom.find(self.root, ("id",))[0]:
+                ids.setdefault(owner.get("id"), owner)
             self._ids = ids
         return self._ids
 

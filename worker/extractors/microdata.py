@@ -47,10 +47,6 @@ DEFAULT_REGISTRY: dict[str, dict] = {
     for prefix in ("http://schema.org/", "https://schema.org/")
 }
 
-# "//@a/.." walks the tree once in C, several times faster than "//*[@a]" or any predicate with "or" (the
-# itemscope/itemprop elements come from worker/dom.py, faster still).
-_IDS = etree.XPath("//@id/..")
-_PRAGMAS = etree.XPath("//@http-equiv/..")
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _URL_ATTR = {
     "a": "href", "area": "href", "link": "href",
@@ -162,7 +158,7 @@ class _Page:
             return own
         if self.ids is None:
             self.ids = {}
-            for el in _IDS(self.root):
+            for el in dom.find(self.root, ("id",))[0]:
                 self.ids.setdefault(el.get("id"), el)
         found = list(own)
         seen = set(own)
@@ -224,7 +220,7 @@ class _Page:
         """HTML's pragma-set default language: ``<meta http-equiv=content-language>`` with one tag."""
         if self.default_lang is _MISSING:
             self.default_lang = None
-            for meta in _PRAGMAS(self.root):
+            for meta in dom.find(self.root, ("http-equiv",))[0]:
                 if meta.tag == "meta" and meta.get("http-equiv", "").strip().lower() == "content-language":
                     content = meta.get("content", "").strip()
                     if content and "," not in content:
