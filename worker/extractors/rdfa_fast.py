@@ -30,6 +30,7 @@ def _fast(doc: _Doc, bearing: list) -> bool:
     if head is None or head.tag != "head" or head.getparent() is not root \
             or any(head.get(name) is not None for name in _SIGNIFICANT):
         return False
+    own_lang = []  # per element: whether it sets its own language (nothing else of its scope can change here)
     for el in bearing:
         if el.getparent() is not head:
             return False
@@ -40,14 +41,19 @@ def _fast(doc: _Doc, bearing: list) -> bool:
             off = _LINK_OFF_FAST
         else:
             return False
+        lang = False
         for name in el.keys():
             if name in off or name[:6] == "xmlns:":
                 return False
+            if name == "lang" or name == "xml:lang":
+                lang = True
+        own_lang.append(lang)
     out = doc.out
     base = doc.base
     scope = doc.scope(head, doc.scope(root, _Scope(INITIAL_PREFIXES, None, None)))
-    for el in bearing:
-        own = doc.scope(el, scope)
+    for el, lang in zip(bearing, own_lang):
+        # (no @prefix, xmlns: or @vocab here, all off the fast path: only a language can make the scope differ)
+        own = doc.scope(el, scope) if lang else scope
         if el.tag == "meta":
             content = el.get("content")
             value = Literal(text(el) if content is None else content, own.lang)
