@@ -88,6 +88,7 @@ def literal(lit: Literal) -> str | None:
 # IRIs serialized in this process (predicates, classes and vocabulary IRIs recur on every page): the same
 # answer as iri(), without its two regexes. Emptied when it grows past _IRI_CACHE_MAX entries.
 _IRI_CACHE: dict[str, str | None] = {}
+_MISS = object()
 _IRI_CACHE_MAX = 100_000
 
 
@@ -132,7 +133,17 @@ class Serializer:
             return None
         if not self.keep_all and p.startswith(NOISE_NAMESPACES):
             return None
-        st, pt, ot = self.term(s), self.term(p), self.term(o)
+        # (the page's own cache first, inline: most subjects and predicates repeat within a page)
+        cache = self._cache
+        st = cache.get(s, _MISS)
+        if st is _MISS:
+            st = self.term(s)
+        pt = cache.get(p, _MISS)
+        if pt is _MISS:
+            pt = self.term(p)
+        ot = literal(o) if type(o) is Literal else cache.get(o, _MISS)
+        if ot is _MISS:
+            ot = self.term(o)
         if st is None or pt is None or ot is None:
             self.dropped += 1
             return None

@@ -77,9 +77,10 @@ def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bo
     seen: dict[str, None] = {}
     types: dict = {}
     preds: dict = {}  # subject -> predicates (for class/property pairs; kept only for typed subjects)
+    line_of = ser.line
     try:
         for s, p, o in ex.extract(page):
-            line = ser.line(s, p, o)
+            line = line_of(s, p, o)
             if line is None or line in seen:
                 continue
             seen[line] = None
