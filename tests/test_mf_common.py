@@ -238,17 +238,26 @@ def test_microformat_formats_share_one_blank_node_scope_and_other_formats_keep_t
 
 def test_deeply_nested_roots_cost_linear_time():
     """Each root's properties, nested-root exclusion and value-class lookups are bisections or scans that jump
-    over nested roots, so 1,500 roots nested in one another (every format at once) stay far below a second."""
-    n = 1500
-    body = ('<div class="vcard hreview vevent adr geo hlisting hresume hrecipe biota"><span class="fn summary">x'
-            '</span><span class="value">1</span><span class="item lister contact ingredient kingdom">y</span>' * n
-            + "</div>" * n).encode()
-    page = Page(url="http://example.com/", body=body)
-    assert page.tree is not None
-    extractors = [EXTRACTORS[f] for f in MF_FORMATS]
-    t0 = time.perf_counter()
-    results = extract_page(page, extractors, fired=extractors)
-    elapsed = time.perf_counter() - t0
-    assert all(r.error is None for r in results.values())
-    assert len(results["html-mf-hcard"].lines) > n
-    assert elapsed < 1.0, elapsed
+    over nested roots, so roots nested in one another (every format at once) stay near linear: four times
+    the roots take 6-7 times as long here, far from the 16 of a quadratic walk (a ratio, so that a slow or
+    busy machine does not fail it)."""
+
+    def seconds(n: int) -> float:
+        body = ('<div class="vcard hreview vevent adr geo hlisting hresume hrecipe biota"><span class="fn '
+                'summary">x</span><span class="value">1</span><span class="item lister contact ingredient '
+                'kingdom">y</span>' * n + "</div>" * n).encode()
+        best = float("inf")
+        for _ in range(2):
+            page = Page(url="http://example.com/", body=body)
+            assert page.tree is not None
+            extractors = [EXTRACTORS[f] for f in MF_FORMATS]
+            t0 = time.perf_counter()
+            results = extract_page(page, extractors, fired=extractors)
+            best = min(best, time.perf_counter() - t0)
+            assert all(r.error is None for r in results.values())
+            assert len(results["html-mf-hcard"].lines) > n
+        return best
+
+    small, large = seconds(400), seconds(1600)
+    assert large < 10.0 * small, (small, large)  # (quadratic: 16; measured 5.8-6.7)
+    assert large < 5.0, large  # (and not absurdly slow: about 1 s here)
