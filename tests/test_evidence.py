@@ -168,3 +168,23 @@ def test_python_fallback_decides_the_same(monkeypatch):
     fresh = [Page(url=p.url, body=p.body, content_type=p.content_type, record_id=p.record_id) for p in pages]
     without = [(sorted(ex.id for ex in prefilter(p, EXTRACTORS)), p.head_cut) for p in fresh]
     assert with_c == without
+
+
+def test_head_only_tree_of_any_encoding_gives_the_full_pages_triples():
+    """The head's bytes go to lxml as they are when they are valid UTF-8 of a UTF-8 page, else decoded and
+    encoded again: either way the head-only triples are the whole page's."""
+    head = '<html><head><meta property="og:title" content="Caf\u00e9 {}"><meta property="og:type" content="x">'
+    bodies = [
+        ("utf-8", (head.format("ok") + "</head><body><p>\u00e9</p></body></html>").encode("utf-8")),
+        ("utf-8", head.format("bad").encode("utf-8") + b"\xff\xfe</head><body>x</body></html>"),  # invalid
+        ("windows-1252", (head.format("cp") + "</head><body>\u00e9</body></html>").encode("cp1252")),
+        ("utf-8", b"\xef\xbb\xbf" + (head.format("bom") + "</head><body>x</body></html>").encode("utf-8")),
+    ]
+    for charset, body in bodies:
+        page = Page(url="http://example.com/", body=body, content_type=f"text/html; charset={charset}")
+        fired = prefilter(page, EXTRACTORS)
+        assert page.head_cut is not None, body
+        head_lines = extract_page(page, EXTRACTORS, fired=fired)["html-rdfa"].lines
+        whole = Page(url=page.url, body=body, content_type=page.content_type)
+        full_lines = extract_page(whole, EXTRACTORS, fired=fired)["html-rdfa"].lines
+        assert head_lines and set(head_lines) == set(full_lines), (charset, head_lines, full_lines)

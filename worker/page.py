@@ -128,7 +128,10 @@ class Page:
         if self.head_cut is None:
             data = self._utf8
         else:
-            data = self.body[:self.head_cut].decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
+            data = self.body[:self.head_cut]
+            # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
+            if self.encoding != "utf-8" or not _utf8_valid(data):
+                data = data.decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
         try:
             root = etree.fromstring(data, _PARSER)
         except (etree.ParserError, etree.XMLSyntaxError, ValueError):
