@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Instructions, not seconds: quadfleet's every-format extraction of the crawl-like mix against the commit
+before the speed work, counted by valgrind's callgrind.
+
+Why: wall-clock ratios move with whatever else the machine does (a shared or virtualised core, memory
+bandwidth taken by a neighbour); on the 2-vCPU machine this was written on, bench_crawl.py's ratio against
+the baseline commit ranged from 2.4 to 2.9 between idle runs of the same code. An instruction count does not
+depend on load. It is not time either (cache misses cost time, not instructions, and lxml's parse and free
+are full of them), so this complements bench_crawl.py rather than replacing it.
+
+What is counted: one in-process ``extract_input`` of the crawl mix exactly as bench_crawl.py's quadfleet-all
+runs it (crawlmeasure.m_quadfleet: format writers and page index on real gzip files), caches warm. Each build
+runs twice under callgrind, once doing one extraction and once two; the difference is one warm extraction,
+start-up and first-use costs subtracted. The current code is the installed quadfleet (``pip install -e .``
+from this checkout); the baseline is bench_crawl.py's cached build of ``--baseline-ref`` in ``--workdir``
+(built there if missing).
+
+Run: ``python bench/bench_instructions.py [--workdir DIR]`` (about 12 minutes; needs valgrind:
+``apt-get install valgrind``).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR) not in sys.path:
+    sys.path.insert(0, str(BENCH_DIR))
+
+from crawlbaseline import DEFAULT_BASELINE_REF, build_baseline  # noqa: E402
+from crawlmeasure import BenchError  # noqa: E402
+
+_COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+
+
+def child(archive: str, runs: int, scratch: str) -> None:
+    """In the process under callgrind: ``runs`` in-process extractions of ``archive``."""
+    import quadfleet
+    from crawlmeasure import m_quadfleet
+    from quadfleet.worker.config import load_config
+
+    print(f"quadfleet_file={quadfleet.__file__}")
+    path = Path(archive)
+    data = path.read_bytes()
+    config = load_config(None)
+    config.extractors()
+    for _ in range(runs):
+        m_quadfleet(path, data, config, Path(scratch))
+
+
+def count(env: dict, archive: Path, runs: int, scratch: Path, where: Path) -> int:
+    """Instructions callgrind counted for a process doing ``runs`` extractions with the quadfleet under
+    ``where``."""
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+           str(Path(__file__).resolve()), "--child", str(archive), str(runs), str(scratch)]
+    got = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tempfile.gettempdir())
+    found = _COLLECTED.findall(got.stderr)
+    if got.returncode != 0 or not found:
+        raise BenchError(f"callgrind run failed (exit {got.returncode}): {got.stderr.strip()[-400:]}")
+    imported = re.search(r"quadfleet_file=(.+)", got.stdout)
+    if imported is None or not Path(imported.group(1)).resolve().is_relative_to(where.resolve()):
+        raise BenchError(f"the measured process imported {imported and imported.group(1)}, not quadfleet from {where}")
+    return int(found[-1])
+
+
+def one_extraction(env: dict, archive: Path, scratch: Path, where: Path) -> int:
+    return count(env, archive, 2, scratch, where) - count(env, archive, 1, scratch, where)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workdir", type=Path, default=None,
+                   help="bench_crawl.py's workdir: crawl-mix.warc.gz and the baseline build (default: a "
+                        "temporary folder; the archive is built there)")
+    p.add_argument("--corpus", type=Path, default=BENCH_DIR.parents[1] / "shared" / "corpus",
+                   help="the corpus folder (to build the archive if the workdir has none)")
+    p.add_argument("--baseline-ref", default=DEFAULT_BASELINE_REF, help="the commit to compare with")
+    args = p.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("bench_instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="quadfleet-bench-instr-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    archive = workdir / "crawl-mix.warc.gz"
+    if not archive.is_file():
+        from crawlmix import build_archives
+        from quadfleet.worker.config import load_config
+        build_archives(args.corpus, workdir, ["crawl-mix"], False, load_config(None), print)
+    import quadfleet
+    repo = BENCH_DIR.parent
+    if not Path(quadfleet.__file__).resolve().is_relative_to(repo):
+        print(f"bench_instructions: the installed quadfleet is {quadfleet.__file__}, not this checkout's "
+              f"(pip install -e {repo})", file=sys.stderr)
+        return 2
+    try:
+        build = build_baseline(args.baseline_ref, workdir, print)
+    except BenchError as exc:
+        print(f"bench_instructions: {exc}", file=sys.stderr)
+        return 1
+    scratch = workdir / "instr-scratch"
+    scratch.mkdir(exist_ok=True)
+    current_env = dict(os.environ, PYTHONPATH=str(BENCH_DIR))
+    baseline_env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(build.site), str(BENCH_DIR)]))
+    print(f"counting instructions of one warm in-process extraction of {archive} (callgrind) ...")
+    try:
+        now = one_extraction(current_env, archive, scratch, repo)
+        before = one_extraction(baseline_env, archive, scratch, build.site)
+    except BenchError as exc:
+        print(f"bench_instructions: {exc}", file=sys.stderr)
+        return 1
+    print(f"  quadfleet, this checkout        {now / 1e9:8.2f} G instructions")
+    print(f"  quadfleet at {build.ref:<19} {before / 1e9:8.2f} G instructions")
+    print(f"  ratio                           {before / now:8.2f}x fewer now")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        sys.exit(0)
+    sys.exit(main())
