@@ -50,7 +50,7 @@ if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a scri
 
 from crawlbaseline import (DEFAULT_BASELINE_REF, build_baseline, compare, m_whole_baseline,  # noqa: E402
                            run_baseline_round)
-from crawlmeasure import (BenchError, Round, m_extruct, m_lxml, m_prefilter, m_quadfleet,  # noqa: E402
+from crawlmeasure import (BenchError, Round, m_extruct, m_lxml, m_prefilter, m_quadfleet, paired,  # noqa: E402
                           m_read_quadfleet, m_read_warcio, m_whole_extract, m_whole_lxml, multiset_hash,
                           normalised, pin_one_core, ratio, summarise)
 # page_features, og_like and the SMOKE_ sizes are re-exported for the tests
@@ -207,18 +207,21 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
                     if off is not None:
                         baseline_off[name] = off
                     baseline_rounds[name].append(res)
-    if build is not None:
-        for arc in archives:
-            if "whole-process" in skipped[arc.name]:
-                skipped[arc.name]["whole-baseline"] = "no whole-process archive"
-                continue
-            log(f"  baseline commit's quadfleet extract on {repeated[arc.name].path.name} (one run) ...")
-            try:
-                rounds[arc.name]["whole-baseline"].append(m_whole_baseline(build, repeated[arc.name].path, workdir,
-                                                                           arc.name))
-            except BenchError as exc:
-                skipped[arc.name]["whole-baseline"] = str(exc)
-                warnings.append(f"{arc.name}: the baseline commit's quadfleet extract failed: {exc}")
+        if build is not None:  # in every round, beside this round's own: the pair sees the same machine
+            for arc in archives:
+                if "whole-process" in skipped[arc.name]:
+                    skipped[arc.name]["whole-baseline"] = "no whole-process archive"
+                    continue
+                if "whole-baseline" in skipped[arc.name]:
+                    continue
+                log(f"  baseline commit's quadfleet extract on {repeated[arc.name].path.name} ...")
+                try:
+                    gc.collect()
+                    rounds[arc.name]["whole-baseline"].append(m_whole_baseline(build, repeated[arc.name].path,
+                                                                               workdir, f"{arc.name}-{rnd}"))
+                except BenchError as exc:
+                    skipped[arc.name]["whole-baseline"] = str(exc)
+                    warnings.append(f"{arc.name}: the baseline commit's quadfleet extract failed: {exc}")
 
     results = {arc.name: summarise_archive(arc, repeated.get(arc.name), rounds[arc.name], hashes[arc.name],
                                            whole_expected.get(arc.name), build, baseline_rounds[arc.name],
@@ -298,6 +301,11 @@ def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, who
             "whole_process_ratio": ratio(wl["seconds"], wq["seconds"]) if wq and wl else None,
             "whole_process_pages": wq["pages"] if wq else None,
             "quadfleet_all_over_baseline_commit": ratio(rate.get("quadfleet-all"), rate.get("baseline-commit")),
+            "quadfleet_all_over_baseline_commit_paired": paired(rounds.get("quadfleet-all"),
+                                                                [Round(b["pages"], b["seconds"])
+                                                                 for b in baseline_rounds]),
+            "whole_over_baseline_commit": ratio(rate.get("whole-quadfleet"), rate.get("whole-baseline")),
+            "whole_over_baseline_commit_paired": paired(rounds.get("whole-quadfleet"), rounds.get("whole-baseline")),
             "baseline_output_identical": None if base is None else base["normalised_equal"],
             "baseline_like_for_like": None if base is None else base["like_for_like"],
             "baseline_missed_by_its_prefilter": None if base is None else base["missed_by_its_prefilter"],

@@ -9,7 +9,8 @@ depend on load. It is not time either (cache misses cost time, not instructions,
 are full of them), so this complements bench_crawl.py rather than replacing it.
 
 What is counted: one in-process ``extract_input`` of the crawl mix exactly as bench_crawl.py's quadfleet-all
-runs it (crawlmeasure.m_quadfleet: format writers and page index on real gzip files), caches warm. Each build
+runs it (crawlmeasure.m_quadfleet: format writers and page index on real gzip files), caches warm, and
+nothing bench_crawl.py leaves out of its timing (the output is not read back and hashed). Each build
 runs twice under callgrind, once doing one extraction and once two; the difference is one warm extraction,
 start-up and first-use costs subtracted. The current code is the installed quadfleet (``pip install -e .``
 from this checkout); the baseline is bench_crawl.py's cached build of ``--baseline-ref`` in ``--workdir``
@@ -51,7 +52,7 @@ def child(archive: str, runs: int, scratch: str) -> None:
     config = load_config(None)
     config.extractors()
     for _ in range(runs):
-        m_quadfleet(path, data, config, Path(scratch))
+        m_quadfleet(path, data, config, Path(scratch), read_back=False)
 
 
 def count(env: dict, archive: Path, runs: int, scratch: Path, where: Path) -> int:

@@ -64,6 +64,17 @@ def ratio(x: float | None, y: float | None) -> float | None:
     return x / y if x is not None and y else None
 
 
+def paired(now: list[Round] | None, before: list[Round] | None) -> dict[str, Any] | None:
+    """Speed ratios of rounds taken side by side (round i of ``now`` over round i of ``before``): the median,
+    lowest and highest. Each round's two runs meet the same moment of a shared machine, so their ratio moves
+    less than a ratio of two bests taken minutes apart (None without a pair)."""
+    pairs = [rate(a.pages, a.seconds) / rate(b.pages, b.seconds)
+             for a, b in zip(now or [], before or []) if a.seconds > 0 and b.seconds > 0 and b.pages]
+    if not pairs:
+        return None
+    return {"median": statistics.median(pairs), "min": min(pairs), "max": max(pairs), "rounds": pairs}
+
+
 def pin_one_core() -> tuple[str, set | None]:
     """Pin this process (and so every child) to its first allowed CPU; (description, previous affinity)."""
     if not hasattr(os, "sched_setaffinity"):
@@ -113,10 +124,13 @@ def in_memory(data: bytes) -> Iterator[None]:
         process.open_stream = original
 
 
-def m_quadfleet(arc_path: Path, data: bytes, config, scratch: Path) -> tuple[Round, dict[str, list[str]]]:
+def m_quadfleet(arc_path: Path, data: bytes, config, scratch: Path,
+                read_back: bool = True) -> tuple[Round, dict[str, list[str]]]:
     """One ``quadfleet extract`` input, in this process, as ``process_input`` runs it: format writers and a
     page index on real gzip scratch files, closed at the end (inside the timing). Returns the round and the
-    N-Quads lines written, per format (read back after the timing)."""
+    N-Quads lines written, per format (read back and hashed after the timing; with ``read_back`` false
+    they are not, and the lines and hash are left empty: bench_instructions.py counts every instruction
+    of the call, so it leaves out what the timing leaves out)."""
     from quadfleet.worker import process
     from quadfleet.worker.inputs import spec as input_spec
     from quadfleet.worker.outputs import FormatWriters, PageIndex
@@ -138,8 +152,9 @@ def m_quadfleet(arc_path: Path, data: bytes, config, scratch: Path) -> tuple[Rou
         seconds = time.perf_counter() - start
     lines: dict[str, list[str]] = {}
     for fmt, path in files.items():
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            lines[fmt] = fh.read().splitlines()
+        if read_back:
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                lines[fmt] = fh.read().splitlines()
         os.unlink(path)
     os.unlink(index_path)
     info = {"triples": stats.triples, "pages_parsed": stats.pages_parsed,
@@ -148,7 +163,7 @@ def m_quadfleet(arc_path: Path, data: bytes, config, scratch: Path) -> tuple[Rou
             "pages_with_triples": stats.pages_with_triples,
             "triples_by_format": dict(stats.triples_by_format),
             "pages_with_triples_by_format": dict(stats.pages_with_triples_by_format),
-            "errors": dict(stats.errors), "lines_hash": lines_hash(lines)}
+            "errors": dict(stats.errors), "lines_hash": lines_hash(lines) if read_back else None}
     return Round(stats.html_pages, seconds, info), lines
 
 

@@ -128,7 +128,8 @@ def _print_results(w, arc: dict, res: dict) -> None:
           f"{_mib(wl['peak_rss_kib']):>8.1f} MiB")
         if wb:
             w(f"    baseline-commit quadfleet extract {wb['seconds']:>7.3f} s {wb['pages_per_s']:>9,.1f} pages/s "
-              f"{_mib(wb['peak_rss_kib']):>8.1f} MiB   (one run)")
+              f"{_mib(wb['peak_rss_kib']):>8.1f} MiB"
+              + ("   (one run)" if wb["rounds"] == 1 else ""))
     elif res["skipped"].get("whole-process"):
         w(f"  whole process: skipped: {res['skipped']['whole-process']}")
     if not wb and res["skipped"].get("whole-baseline"):
@@ -161,6 +162,11 @@ def _print_results(w, arc: dict, res: dict) -> None:
          "  (identical output)" if s["baseline_output_identical"] else
          "  (like for like: same output as the baseline with its prefilter off)" if like else
          "  (OUTPUT DIFFERS: not a like-for-like speed-up)"))
+    _print_paired(w, "quadfleet-all / baseline-commit, paired", s.get("quadfleet_all_over_baseline_commit_paired"))
+    if s.get("whole_over_baseline_commit") is not None:
+        w(f"    whole process / baseline-commit's            {_show(s['whole_over_baseline_commit'])}"
+          "  (best over best)")
+    _print_paired(w, "whole process / baseline-commit's, paired", s.get("whole_over_baseline_commit_paired"))
     w(f"    quadfleet-all / quadfleet-jsonld-microdata   {_show(s['quadfleet_all_over_jsonld_microdata'])}")
     w(f"    quadfleet-all / extruct                      {_show(s['quadfleet_all_over_extruct'])}")
     w(f"    prefilter share of quadfleet-all time        {_show(s['prefilter_share'], '.1%')}")
@@ -171,6 +177,14 @@ def _print_results(w, arc: dict, res: dict) -> None:
       + ("n/a" if s["quadfleet_peak_rss_mib"] is None else f"{s['quadfleet_peak_rss_mib']:.1f} MiB")
       + ("" if s.get("baseline_peak_rss_mib") is None else
          f"   (baseline commit's: {s['baseline_peak_rss_mib']:.1f} MiB)"))
+
+
+def _print_paired(w, label: str, p: dict | None) -> None:
+    """A ratio of rounds taken side by side: its median, and the spread the machine gave it."""
+    if not p:
+        return
+    w(f"    {label:<45}{p['median']:.2f}  (median of {len(p['rounds'])} rounds; "
+      f"lowest {p['min']:.2f}, highest {p['max']:.2f})")
 
 
 def _print_baseline(w, b: dict) -> None:

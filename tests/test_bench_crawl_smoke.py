@@ -7,6 +7,7 @@ import io
 import json
 import zlib
 
+import pytest
 from conftest import corpus_path, load_bench
 
 
@@ -85,3 +86,17 @@ def test_og_like_predicates():
     lines["html-rdfa"].append('<http://a.example/> <http://purl.org/dc/terms/title> "t" <http://a.example/> .')
     assert bench.page_features(lines) == {"html-rdfa", "og", "rdfa-beyond-og", "any"}
     assert "any" in bench.page_features({"html-mf-hcard": ["_:b0 <x:y> \"z\" <http://a.example/> ."]})
+
+
+def test_paired_ratios():
+    """Side-by-side rounds give one ratio each (pages/s now over pages/s before), summarised by the median."""
+    load_bench("bench_crawl")
+    from crawlmeasure import Round, paired
+
+    now = [Round(480, 1.0), Round(480, 2.0), Round(480, 1.2)]
+    before = [Round(480, 3.0), Round(480, 5.0), Round(480, 4.2)]
+    got = paired(now, before)
+    assert got["rounds"] == pytest.approx([3.0, 2.5, 3.5])
+    assert (got["median"], got["min"], got["max"]) == pytest.approx((3.0, 2.5, 3.5))
+    assert paired(now, []) is None and paired(None, before) is None
+    assert paired(now[:2], before)["rounds"] == [3.0, 2.5]  # a round without its pair is left out
