@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from ..worker.aws import AwsError
+from ..worker.errors import AwsError
 from ..worker.config import _TABLE_KEYS, Config
 from ..worker.runs import MANIFEST_KEY, Manifest, RunError, load_manifest
 

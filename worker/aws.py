@@ -26,20 +26,13 @@ import boto3
 import botocore.exceptions
 from botocore.config import Config as BotoConfig
 
-from .errors import ConfigError, QuadfleetError, TransientError, io_errors, is_transient
+from .errors import AwsError, ConfigError, QuadfleetError, TransientError, io_errors, is_transient
 
 RETRIES = {"mode": "adaptive", "max_attempts": 10}
 TRIES = 4            # tries of one operation (on top of botocore's own retries of what it retries)
 FIRST_WAIT = 0.25    # seconds before the second try; doubled each time, with jitter
 log = logging.getLogger("quadfleet.aws")
 T = TypeVar("T")
-
-
-class AwsError(QuadfleetError):
-    """An AWS call failed in a way that retries did not fix; the message says which and why, ``code`` is the
-    error code of AWS's answer (or "")."""
-
-    code = ""
 
 
 class TransientAwsError(AwsError, TransientError):

@@ -38,6 +38,14 @@ class TransientError(QuadfleetError):
     the message back without spending its receive budget: never dead-lettered for it."""
 
 
+class AwsError(QuadfleetError):
+    """An AWS call failed in a way that retries did not fix; the message says which and why, ``code`` is the
+    error code of AWS's answer (or ""). Defined here, not in :mod:`.aws`, so that code naming it (the run
+    checks of a local run) does not import boto3."""
+
+    code = ""
+
+
 class Interrupted(Exception):
     """Work was asked to stop (SIGTERM, a spot notice) before the input was done: nothing is committed."""
 
