@@ -188,3 +188,67 @@ def test_head_only_tree_of_any_encoding_gives_the_full_pages_triples():
         whole = Page(url=page.url, body=body, content_type=page.content_type)
         full_lines = extract_page(whole, EXTRACTORS, fired=fired)["html-rdfa"].lines
         assert head_lines and set(head_lines) == set(full_lines), (charset, head_lines, full_lines)
+
+
+_OG = '<meta property="og:title" content="T"><meta property="og:type" content="article">'
+_SCRIPT = "<script>var big = '" + "x" * 3000 + "';</script><style>p{color:red}</style>"
+# (page, whether the head-only path must be taken: None where either is right)
+HEAD_PATH_CASES = [
+    # RDFa on <html>/<head> reads beyond the head's tree (the text of the whole document, a hanging @rel that
+    # a body link completes): no head-only parse
+    (f'<html property="dc:title"><head>{_OG}</head><body>Hello</body></html>', False),
+    (f'<html rel="dc:relation"><head>{_OG}</head><body><a href="/y">y</a></body></html>', False),
+    (f'<html><head property="dc:title"><title>A</title>{_OG}<script>s="<body>"</script>'
+     '<title>B</title></head><body>x</body></html>', False),
+    (f'<html><head typeof="foaf:Document">{_OG}</head><body><p>x</p></body></html>', False),
+    # the plain Open Graph head: parsed up to the end of its last RDFa tag, the scripts after it left out
+    (f'<html lang="en"><head>{_OG}{_SCRIPT}<link rel="stylesheet" href="/a.css"></head><body>x</body></html>', True),
+    (f'<html><head>{_OG}<meta property="og:x" content="a > b &amp; \'c\'">{_SCRIPT}</head><body>x</body></html>', True),
+    (f"<html><head>{_OG}<meta property='og:x' content='say \"hi\" >'>{_SCRIPT}</head><body>x</body></html>", True),
+    (f'<html><head>{_OG}<link rel="dc:license" href="/l">{_SCRIPT}</head><body>x</body></html>', True),
+    # where the parser reads the bytes otherwise than the cut assumes, the whole page is parsed
+    (f'<html><head>{_OG}<meta property="og:d" content="a>{_SCRIPT}</head><body>b" name="z"><p>c</p></body></html>',
+     None),
+    (f'<html><head>{_OG}<meta property="og:d" content="a</head><body>b">{_SCRIPT}</head><body>c</body></html>', None),
+    (f'<html><head><title>{_OG}</title>{_SCRIPT}</head><body>x</body></html>', None),
+    (f'<html><head>{_OG}<!-- <meta property="og:c" content="hidden"> -->{_SCRIPT}</head><body>x</body></html>',
+     None),
+    (f'<html><head>{_OG}<script>document.write("<meta property=\\"og:w\\" content=\\"w\\">")</script>'
+     '</head><body>x</body></html>', None),
+    (f'<html><head>{_OG}<noscript><meta property="og:n" content="n"></noscript>{_SCRIPT}</head><body>x</body></html>',
+     None),
+    (f'<html><head>{_OG}<meta property="og:u" content=unquoted>{_SCRIPT}</head><body>x</body></html>', None),
+    (f'<html><head>{_OG}<meta property="og:t" content="t"{_SCRIPT}</head><body>x</body></html>', None),
+    (f'<head>{_OG}<div>implied body</div><meta property="og:late" content="l">{_SCRIPT}</head><body>x</body>', None),
+    (f'{_OG}{_SCRIPT}<p>no head, no body tags</p>', None),
+]
+
+
+@pytest.mark.parametrize("html,head_path", HEAD_PATH_CASES, ids=range(len(HEAD_PATH_CASES)))
+def test_head_only_path_gives_the_whole_pages_triples(html, head_path):
+    """Pages built to trip the head-only parse (RDFa on <html>/<head>, a cut inside a tag, a comment, a script
+    or a title, a quote that swallows the head): its triples are always the whole page's."""
+    body = html.encode("utf-8")
+    page = Page(url="http://example.com/p", body=body, content_type="text/html")
+    fired_ids = prefilter(page, EXTRACTORS)
+    got = extract_page(page, EXTRACTORS, fired=fired_ids)
+    whole = Page(url=page.url, body=body, content_type=page.content_type)
+    full = extract_page(whole, EXTRACTORS, fired=EXTRACTORS)
+    for fmt in set(got) | set(full):
+        lines = full[fmt].lines if fmt in full else []
+        assert set(got[fmt].lines if fmt in got else []) == set(lines), (fmt, html[:200])
+    if head_path is not None:
+        assert (page.head_cut is not None) == head_path, page.head_cut
+    if head_path:  # the scripts and styles after the last RDFa tag were not parsed
+        assert page.head_cut < page.evidence.head_end and b"<script" not in body[:page.head_cut]
+
+
+def test_tag_end_reads_quotes_as_the_tokenizer_does():
+    from quadfleet.worker.pagequads import _tag_end
+
+    cases = [(b'<meta property="og:x" content="a > b">rest', 38), (b"<meta content='say \"hi\" >'>x", 27),
+             (b'<meta a=b c = "d" />x', 20), (b"<link rel=x href=/y>", 20), (b'<meta a"b>', -1),
+             (b'<meta content="x', -1), (b'<meta content="x>', -1), (b"<meta", -1)]
+    for data, end in cases:
+        assert _tag_end(data, 0, len(data)) == end, data
+    assert _tag_end(b'<meta content="a>b">', 0, 10) == -1  # the head ends first

@@ -19,7 +19,8 @@
  *                                          odd)
  *   flags      bit 0 JSON-LD script type, 1 itemscope, 2 RDFa (@property=, @typeof=, @vocab=, or a @rel/@rev
  *              value holding ':', '&', "license", "describedby" or "role"), 3 itemprop-reverse,
- *              4 XFN (<a rel> with a token of rel_tokens), 5 RDFa seen on a tag other than html/head/meta/link,
+ *              4 XFN (<a rel> with a token of rel_tokens), 5 RDFa seen on a tag other than meta/link (on
+ *              html or head it reads beyond the head's tree: the whole text, a @rel completed in the body),
  *              6 @vocab
  *   class_mask bit i: class_tokens[i] is a token of some class attribute
  *   rdfa_last  offset of the last tag with RDFa evidence (-1: none)
@@ -197,8 +198,7 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
 rdfa:
     st->flags |= F_RDFA;
     st->rdfa_last = at;
-    if (!(eq_ci(tag, taglen, "meta") || eq_ci(tag, taglen, "link") || eq_ci(tag, taglen, "head")
-            || eq_ci(tag, taglen, "html")))
+    if (!(eq_ci(tag, taglen, "meta") || eq_ci(tag, taglen, "link")))
         st->flags |= F_RDFA_BODY;
     /* a <a rel> that is RDFa may be XFN too */
     if (!(nlen == 3 && taglen == 1 && lc(tag[0]) == 'a' && lc(name[2]) == 'l')) return 0;

@@ -74,9 +74,11 @@ class Evidence:
         return bool(self.flags & F_REVERSE)
 
     def rdfa_in_head(self) -> bool:
-        """All RDFa evidence is on ``<html>``, ``<head>``, ``<meta>`` or ``<link>`` tags before the first
-        ``<body``/``</head``, and nothing else needs a DOM: the head alone holds the page's RDFa. Not with a
-        ``@vocab``: then any ``rel`` term in the body (rel="nofollow") can resolve."""
+        """All RDFa evidence is on ``<meta>`` or ``<link>`` tags before the first ``<body``/``</head``, and
+        nothing else needs a DOM: the head alone holds the page's RDFa. These elements are empty, so their
+        triples come from their own attributes and those of the elements around them. Not with RDFa on
+        ``<html>`` or ``<head>`` (a @property there takes the text of all it holds, a @rel is completed by
+        links in the body), nor with a ``@vocab`` (any ``rel`` term in the body, rel="nofollow", can resolve)."""
         return (self.flags & (F_RDFA | F_RDFA_BODY | F_VOCAB)) == F_RDFA and self.dom_last < 0 \
             and 0 <= self.rdfa_last < self.head_end
 
@@ -217,7 +219,7 @@ class _PyState:
     def _rdfa(self, at: int, tag: bytes) -> None:
         self.flags |= F_RDFA
         self.rdfa_last = at
-        if tag not in (b"meta", b"link", b"head", b"html"):
+        if tag not in (b"meta", b"link"):
             self.flags |= F_RDFA_BODY
 
     def start_tag(self, at: int, tag: bytes, p: int, end: int) -> int:

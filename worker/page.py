@@ -2,8 +2,8 @@
 
 Extractors share a Page: the decoded text, the base IRI and the lxml tree are each made at most once, and
 only if some extractor asks for them. A page that only holds JSON-LD never gets a DOM; a page whose DOM
-evidence is all in ``<head>`` (Open Graph ``<meta property>``) gets a tree of its head alone, which the
-prefilter asks for by setting ``head_cut`` (see :mod:`.pagequads`).
+evidence is all in ``<head>`` (Open Graph ``<meta property>``) gets a tree of its head alone, up to its last
+RDFa tag, which the prefilter asks for by setting ``head_cut`` (see :mod:`.pagequads`).
 """
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ except ImportError:  # not built (no C compiler at install time): decoding tells
 
 _BASE = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 _RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
+_CUT_NAME = "quadfleet-cut"
+_CUT_MARK = b'<meta name="' + _CUT_NAME.encode() + b'">'  # (an empty head element: it implies nothing)
 # collect_ids=False: no ID table (nothing here looks elements up through libxml2's; the tree is the same),
 # 2% of the parse.
 _PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True,
@@ -123,17 +125,15 @@ class Page:
     def tree(self):
         """The page parsed once by lxml's HTML parser (comments and PIs removed), or None if unparsable.
 
-        With ``head_cut``, only the bytes before it are parsed: libxml2 builds its tree as it reads, so the
-        elements before the cut come out as in the whole page's tree."""
-        if self.head_cut is None:
-            data = self._utf8
-        else:
-            data = self.body[:self.head_cut]
-            # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
-            if self.encoding != "utf-8" or not _utf8_valid(data):
-                data = data.decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
+        With ``head_cut``, only the bytes before it are parsed when that gives the whole page's tree as far as
+        it goes (:meth:`_cut_tree`); if not, ``head_cut`` is reset and the whole page is parsed."""
+        if self.head_cut is not None:
+            root = self._cut_tree()
+            if root is not None:
+                return root
+            self.head_cut = None
         try:
-            root = etree.fromstring(data, _PARSER)
+            root = etree.fromstring(self._utf8, _PARSER)
         except (etree.ParserError, etree.XMLSyntaxError, ValueError):
             self.events["html-unparsable"] += 1
             return None
@@ -141,4 +141,30 @@ class Page:
         if last is not None and last.type == _RESOURCE_LIMIT:
             # libxml2 stops reading at 2048 levels of nesting (with huge_tree): the rest of the page is lost
             self.events["html-too-deep"] += 1
+        return root
+
+    def _cut_tree(self):
+        """The tree of the bytes before ``head_cut``, or None unless it is the whole page's tree so far.
+
+        libxml2 builds its tree as it reads (it never looks ahead, nor moves an element once made), so the
+        bytes before a cut give the elements the whole page has there, if the tokenizer is between two tags
+        at the cut, not inside a tag, an attribute value, a comment, a script, a style or a title. A marker
+        tag appended to the bytes tells: it becomes an element only then (removed again)."""
+        data = self.body[:self.head_cut]
+        # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
+        if self.encoding != "utf-8" or not _utf8_valid(data):
+            data = data.decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
+        try:
+            root = etree.fromstring(data + _CUT_MARK, _PARSER)
+        except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+            return None
+        mark = root
+        while len(mark):
+            mark = mark[-1]
+        parent = mark.getparent()
+        if mark.tag != "meta" or mark.get("name") != _CUT_NAME or len(mark.attrib) != 1 or parent is None:
+            return None
+        parent.remove(mark)
+        if not len(parent) and parent.text is None and not parent.attrib and parent.tag in ("head", "body"):
+            return None  # (the marker made that element: the page had none open here)
         return root
