@@ -19,8 +19,9 @@ from quadfleet.worker.pagequads import extract_page, prefilter, run_extractor
 
 LIMIT_S = 0.100
 # A page over LIMIT_S still passes under this many times its own lxml parse, timed at the same moment: the
-# biggest corpus page (performance.html, 750 KB) costs 50-100 ms alone, 4-5 times its parse, and a little more on a busy machine, which is not what this test
-# is for (a walk that grows faster than the page: then the ratio grows with the page too).
+# biggest corpus page (performance.html, 750 KB) costs 50-100 ms alone, 4-5 times its parse, and a little
+# more on a busy machine, which is not what this test is for (a walk that grows faster than the page: then
+# the ratio grows with the page too).
 PARSE_RATIO = 10
 
 
