@@ -100,3 +100,18 @@ def test_c_utf8_check_agrees_with_pythons_decoder():
         for data in (case, b"abcdefgh" + case, b"abc" + case + b"xyz" * 5):
             assert page._utf8_valid(data) == _decodes(data), data
     assert page._utf8_valid(memoryview(b"caf\xc3\xa9"))
+
+
+def test_meta_charset_finds_what_the_meta_regex_finds():
+    """charset._meta_charset (finds "charset", checks back for a <meta) answers as _META.search does."""
+    import random
+
+    from quadfleet.worker import charset
+
+    rng = random.Random(7)
+    parts = [b"<meta", b" ", b"charset", b"=", b'"', b"'", b"utf-8", b">", b"<", b"x", b"\t", b"cp1252", b"name",
+             b"<meta charset=latin1>", b"charset=x", b"<metacharset=y"]
+    for _ in range(20000):
+        head = b"".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+        m = charset._META.search(head)
+        assert charset._meta_charset(head) == (m.group(1) if m else None), head

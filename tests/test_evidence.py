@@ -252,3 +252,20 @@ def test_tag_end_reads_quotes_as_the_tokenizer_does():
     for data, end in cases:
         assert _tag_end(data, 0, len(data)) == end, data
     assert _tag_end(b'<meta content="a>b">', 0, 10) == -1  # the head ends first
+
+
+def test_split_bounds_tokens_as_the_scanner_does():
+    """Tokens of an unescaped class/rel value end at str.isspace() characters and at anything beyond ASCII."""
+    rng = random.Random(11)
+    alphabet = [chr(c) for c in range(0x100)] + ["\u2003", "\u3000", "\U0001F600"]
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        expected, token = set(), []
+        for ch in text + " ":
+            if ch.isspace() or ord(ch) >= 0x80:
+                if token:
+                    expected.add("".join(token))
+                token = [] if ch.isspace() or ord(ch) >= 0x80 else token
+            else:
+                token.append(ch)
+        assert evidence._split(text) == expected, repr(text)

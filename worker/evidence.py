@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from dataclasses import dataclass
 
 try:
@@ -107,18 +108,11 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
 
 def _split(text: str) -> set[str]:
     """Tokens as the scanner bounds them: at white space and at any non-ASCII character."""
-    out = []
-    token = []
-    for ch in text:
-        if ch.isspace() or ord(ch) >= 0x80 or ch in "\x1c\x1d\x1e\x1f":
-            if token:
-                out.append("".join(token))
-                token = []
-        else:
-            token.append(ch)
-    if token:
-        out.append("".join(token))
-    return set(out)
+    return set(_SEPARATORS.split(text)) - {""}
+
+
+# What str.isspace() holds in ASCII (\x1c-\x1f included), and anything beyond ASCII.
+_SEPARATORS = re.compile("[\t\n\x0b\x0c\r \x1c-\x1f\x80-\U0010ffff]+")
 
 
 def c_scanner_built() -> bool:

@@ -39,7 +39,12 @@ def prefilter(page: Page, extractors: list[Extractor], max_elements: int | None 
     on the head's tree alone and all their evidence lies before the first ``<body``/``</head`` (see
     :func:`_head_cut`). A page with
     more than ``max_elements`` tags gets no DOM: only the extractors that need none run (counted)."""
-    classes, rels = _tokens(tuple(extractors))
+    last = _LAST_TOKENS[0]
+    if last[0] is extractors:  # (the same list for every page of an input: no tuple or key to build)
+        classes, rels = last[1]
+    else:
+        classes, rels = _tokens(tuple(extractors))
+        _LAST_TOKENS[0] = (extractors, (classes, rels))
     body = page.body
     ascii_markup, cut_safe = charset.markup_bytes(body, page.content_type, page.declared_charset)
     if not ascii_markup:  # UTF-16 and the like: read the markup from the decoded text
@@ -88,6 +93,7 @@ def _tag_end(body: bytes, at: int, limit: int) -> int:
 OVER_TIME = "page-over-time-budget"
 OVER_ELEMENTS = "page-over-element-budget"
 _TOKENS: dict[tuple, tuple[tuple[bytes, ...], tuple[bytes, ...]]] = {}
+_LAST_TOKENS: list = [(None, None)]  # (the extractor list last seen, its tokens), held so its id is not reused
 
 
 def _tokens(extractors: tuple[Extractor, ...]) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
