@@ -100,6 +100,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def no_subsets_config(workdir: Path) -> Path:
+    """A config file turning class subsets off (``[subsets] classes = []``), written in the workdir."""
+    path = workdir / "no-subsets.toml"
+    path.write_text("[subsets]\nclasses = []\n")
+    return path
+
+
 def whole_digest(lines: dict[str, list[str]]) -> str:
     """What the whole-process output must match: the lines with the repeat parameter taken out and blank
     nodes normalised, as a multiset."""
@@ -182,6 +189,10 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
                     gc.collect()
                     r["whole-quadfleet"].append(m_whole_extract(rep.path, workdir, f"{arc.name}-{rnd}",
                                                                 digest=whole_digest))
+                    # the same with class subsets off: the outputs the baseline commit wrote (it had none)
+                    r["whole-quadfleet-no-subsets"].append(m_whole_extract(
+                        rep.path, workdir, f"{arc.name}-{rnd}-no-subsets", digest=whole_digest,
+                        extra=("--config", str(no_subsets_config(workdir)))))
                     r["whole-lxml"].append(m_whole_lxml(rep.path, workdir))
                 except BenchError as exc:
                     skipped[arc.name]["whole-process"] = str(exc)
@@ -258,12 +269,15 @@ def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, who
     checks: dict[str, Any] = {"same_output_across_rounds": len(hashes) == 1}
     if not checks["same_output_across_rounds"]:
         warnings.append(f"{name}: quadfleet-all wrote different N-Quads in different rounds")
-    whole = rounds.get("whole-quadfleet")
-    if whole:
-        checks["whole_process_same_output"] = {w.info["lines_hash"] for w in whole} == {whole_expected}
-        if not checks["whole_process_same_output"]:
-            warnings.append(f"{name}: quadfleet extract (subprocess) on {rep.path.name} wrote other N-Quads than "
-                            f"extract_input on {arc.path.name}, {rep.repeats} times over")
+    for key, check in (("whole-quadfleet", "whole_process_same_output"),
+                       ("whole-quadfleet-no-subsets", "whole_no_subsets_same_output")):
+        whole = rounds.get(key)
+        if whole:
+            checks[check] = {w.info["lines_hash"] for w in whole} == {whole_expected}
+            if not checks[check]:
+                warnings.append(f"{name}: quadfleet extract (subprocess{', class subsets off' if 'no' in key else ''})"
+                                f" on {rep.path.name} wrote other N-Quads than extract_input on {arc.path.name}, "
+                                f"{rep.repeats} times over")
     for k, m in ms.items():
         want = arc.html_pages if k in IN_PROCESS else rep.html_pages
         if m["pages"] != want:
@@ -306,6 +320,8 @@ def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, who
                                                                  for b in baseline_rounds]),
             "whole_over_baseline_commit": ratio(rate.get("whole-quadfleet"), rate.get("whole-baseline")),
             "whole_over_baseline_commit_paired": paired(rounds.get("whole-quadfleet"), rounds.get("whole-baseline")),
+            "whole_no_subsets_over_baseline_commit_paired": paired(rounds.get("whole-quadfleet-no-subsets"),
+                                                                   rounds.get("whole-baseline")),
             "baseline_output_identical": None if base is None else base["normalised_equal"],
             "baseline_like_for_like": None if base is None else base["like_for_like"],
             "baseline_missed_by_its_prefilter": None if base is None else base["missed_by_its_prefilter"],

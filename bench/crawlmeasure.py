@@ -290,14 +290,16 @@ def quadfleet_command() -> list[str]:
 
 
 def m_whole_extract(archive: Path, workdir: Path, tag: str, command: list[str] | None = None,
-                    env: dict | None = None, digest: Callable[[dict], str] = lines_hash) -> Round:
+                    env: dict | None = None, digest: Callable[[dict], str] = lines_hash,
+                    extra: tuple[str, ...] = ()) -> Round:
     """``quadfleet extract ARCHIVE --out DIR --processes 1 --quiet`` in a fresh output folder (``command``:
-    how to start quadfleet, the installed one by default; ``env``: its environment). The round's info
-    holds the peak RSS, the N-Quads line count and ``digest`` of the lines written per format."""
+    how to start quadfleet, the installed one by default; ``env``: its environment; ``extra``: more
+    options). The round's info holds the peak RSS, the N-Quads line count and ``digest`` of the lines
+    written per format."""
     out = workdir / f"whole-{tag}"
     shutil.rmtree(out, ignore_errors=True)
     cmd = (command or quadfleet_command()) + ["extract", str(archive), "--out", str(out), "--processes", "1",
-                                              "--quiet"]
+                                              "--quiet", *extra]
     seconds, rss, _, stderr, code = run_child(cmd, workdir, env)
     try:
         if code != 0:

@@ -124,6 +124,10 @@ def _print_results(w, arc: dict, res: dict) -> None:
         w(f"  as subprocesses: wall time, peak RSS via wait4 of a forked child, best of {wq['rounds']}:")
         w(f"    quadfleet extract --processes 1  {wq['seconds']:>8.3f} s {wq['pages_per_s']:>9,.1f} pages/s "
           f"{_mib(wq['peak_rss_kib']):>8.1f} MiB")
+        wn = ms.get("whole-quadfleet-no-subsets")
+        if wn:
+            w(f"    the same, class subsets off      {wn['seconds']:>8.3f} s {wn['pages_per_s']:>9,.1f} pages/s "
+              f"{_mib(wn['peak_rss_kib']):>8.1f} MiB   (the outputs the baseline commit wrote)")
         w(f"    warcio + lxml script             {wl['seconds']:>8.3f} s {wl['pages_per_s']:>9,.1f} pages/s "
           f"{_mib(wl['peak_rss_kib']):>8.1f} MiB")
         if wb:
@@ -167,6 +171,7 @@ def _print_results(w, arc: dict, res: dict) -> None:
         w(f"    whole process / baseline-commit's            {_show(s['whole_over_baseline_commit'])}"
           "  (best over best)")
     _print_paired(w, "whole process / baseline-commit's, paired", s.get("whole_over_baseline_commit_paired"))
+    _print_paired(w, "  the same, class subsets off, paired", s.get("whole_no_subsets_over_baseline_commit_paired"))
     w(f"    quadfleet-all / quadfleet-jsonld-microdata   {_show(s['quadfleet_all_over_jsonld_microdata'])}")
     w(f"    quadfleet-all / extruct                      {_show(s['quadfleet_all_over_extruct'])}")
     w(f"    prefilter share of quadfleet-all time        {_show(s['prefilter_share'], '.1%')}")

@@ -54,6 +54,7 @@ def test_bench_crawl_smoke(tmp_path, capsys):
         assert "extruct" not in ms and "baseline-commit" not in ms and "whole-baseline" not in ms  # off in smoke mode
         assert ms["quadfleet-all"]["triples"] > 0
         assert res["checks"]["same_output_across_rounds"] and res["checks"]["whole_process_same_output"]
+        assert res["checks"]["whole_no_subsets_same_output"]
         s = res["summary"]
         assert s["quadfleet_all_over_lxml"] > 0 and s["whole_process_ratio"] > 0
         assert 0 < s["prefilter_share"] < 1
@@ -62,6 +63,7 @@ def test_bench_crawl_smoke(tmp_path, capsys):
         assert s["quadfleet_peak_rss_mib"] > 0
     assert "quadfleet ≈" in out and "crawl-mix.warc.gz (48 HTML pages)" in out
     assert "whole process on crawl-mix-x2.warc.gz (96 HTML pages" in out
+    assert "the same, class subsets off" in out  # the whole process as the baseline commit ran it
     assert "body-level markup evidence" in out
 
 
