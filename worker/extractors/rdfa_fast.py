@@ -7,8 +7,9 @@ gives the same triples (the tests compare the two).
 """
 from __future__ import annotations
 
-from ..terms import BNode, Literal
+from ..terms import BNode, IRI, Literal
 from .rdfa_context import INITIAL_PREFIXES
+from .rdfa_curie import term_curie_or_iri
 from .rdfa_values import text
 from .rdfa_walk import _Doc, _Scope
 
@@ -51,24 +52,47 @@ def _fast(doc: _Doc, bearing: list) -> bool:
     out = doc.out
     base = doc.base
     scope = doc.scope(head, doc.scope(root, _Scope(INITIAL_PREFIXES, None, None)))
+    # (no @prefix, xmlns: or @vocab on the elements, all off the fast path: only a language can make their
+    # scope differ from the head's, so their IRIs depend on the value alone when the head's scope is the
+    # initial one, as on three pages in four)
+    iris = _iris if scope.prefixes is INITIAL_PREFIXES and scope.vocab is None else _uncached(doc, scope)
     for el, lang in zip(bearing, own_lang):
-        # (no @prefix, xmlns: or @vocab here, all off the fast path: only a language can make the scope differ)
-        own = doc.scope(el, scope) if lang else scope
         if el.tag == "meta":
             content = el.get("content")
-            value = Literal(text(el) if content is None else content, own.lang)
-            for p in doc.tokens(el.get("property") or "", own):
-                if type(p) is not BNode:
-                    out.append((base, p, value))
+            value = Literal(text(el) if content is None else content,
+                            doc.scope(el, scope).lang if lang else scope.lang)
+            for p in iris(el.get("property") or ""):
+                out.append((base, p, value))
             continue
         href = el.get("href")
         target = None if href is None else doc.iri(href.strip())
         if target is None:  # a hanging @rel with nothing below <link> to complete it
             continue
-        for p in doc.tokens(el.get("rel") or "", own):
-            if type(p) is not BNode:
-                out.append((base, p, target))
-        for p in doc.tokens(el.get("rev") or "", own):
-            if type(p) is not BNode:
-                out.append((target, p, base))
+        for p in iris(el.get("rel") or ""):
+            out.append((base, p, target))
+        for p in iris(el.get("rev") or ""):
+            out.append((target, p, base))
     return True
+
+
+_IRIS: dict[str, list] = {}  # @property/@rel/@rev value -> its IRIs in the initial context (no blank nodes)
+_DROPPED = BNode("")
+
+
+def _iris(value: str) -> list:
+    """The IRIs of a ``@property``/``@rel``/``@rev`` value in RDFa's initial context (what ``_Doc.tokens``
+    gives, blank nodes left out as the fast path leaves them), once per value per process: og:title,
+    og:image, ... recur on every page."""
+    found = _IRIS.get(value)
+    if found is None:
+        if len(_IRIS) >= 10_000:
+            _IRIS.clear()
+        found = _IRIS[value] = [IRI(iri) for iri in (term_curie_or_iri(token, INITIAL_PREFIXES, None,
+                                                                       lambda label: _DROPPED)
+                                                     for token in value.split())
+                                if iri is not None and type(iri) is not BNode]
+    return found
+
+
+def _uncached(doc: _Doc, scope: _Scope):
+    return lambda value: [p for p in doc.tokens(value, scope) if type(p) is not BNode]
