@@ -25,6 +25,7 @@ _WHATWG = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252", "asc
            "utf-16le": "utf-8", "utf-16be": "utf-8", "tis-620": "cp874", "iso-8859-11": "cp874"}
 
 
+@lru_cache(maxsize=256)
 def normalise(label: str | None) -> str | None:
     """A Python codec name for an encoding label, or None if the label is unknown."""
     if not label:

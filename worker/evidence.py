@@ -22,7 +22,7 @@ from __future__ import annotations
 import html
 import logging
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 try:
     from ._scan import scan as _scan_c
@@ -33,8 +33,10 @@ F_JSONLD, F_ITEMSCOPE, F_RDFA, F_REVERSE, F_XFN, F_RDFA_BODY, F_VOCAB, F_TYPEOF 
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
+    """What the scan found on one page (a named tuple: made once per page, a third of a frozen dataclass's
+    cost)."""
+
     flags: int
     classes: frozenset  # the microformat root class tokens present (lower-case str)
     rdfa_last: int      # offset of the last tag with RDFa evidence, -1 if none
@@ -91,7 +93,7 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
     ``rel`` values of ``<a>`` tags (XFN)."""
     found = (_scan_c or scan_py)(data, class_tokens, rel_tokens)
     flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd = found
-    classes = {class_tokens[i].decode() for i in range(len(class_tokens)) if mask >> i & 1}
+    classes = {class_tokens[i].decode() for i in range(len(class_tokens)) if mask >> i & 1} if mask else set()
     for at, attr, _tag, value in odd:  # values written with character references: decide on the text
         text = html.unescape(value.decode("latin-1")).lower()
         tokens = _split(text)
@@ -103,7 +105,11 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
         elif any(t.decode() in tokens for t in rel_tokens):
             flags |= F_XFN
             dom_last = max(dom_last, at)
-    return Evidence(flags, frozenset(classes), rdfa_last, dom_last, head_end, base_at, counts, tags)
+    return Evidence(flags, frozenset(classes) if classes else _NO_CLASSES, rdfa_last, dom_last, head_end, base_at,
+                    counts, tags)
+
+
+_NO_CLASSES: frozenset = frozenset()
 
 
 def _split(text: str) -> set[str]:

@@ -41,16 +41,17 @@ def prefilter(page: Page, extractors: list[Extractor], max_elements: int | None 
     more than ``max_elements`` tags gets no DOM: only the extractors that need none run (counted)."""
     last = _LAST_TOKENS[0]
     if last[0] is extractors:  # (the same list for every page of an input: no tuple or key to build)
-        classes, rels = last[1]
+        classes, rels, tests = last[1]
     else:
         classes, rels = _tokens(tuple(extractors))
-        _LAST_TOKENS[0] = (extractors, (classes, rels))
+        tests = [(ex, ex.fires or ex.test) for ex in extractors]  # (ex.test calls fires when it is set)
+        _LAST_TOKENS[0] = (extractors, (classes, rels, tests))
     body = page.body
     ascii_markup, cut_safe = charset.markup_bytes(body, page.content_type, page.declared_charset)
     if not ascii_markup:  # UTF-16 and the like: read the markup from the decoded text
         body = page.text.encode("utf-8", "surrogatepass")
     ev = page.evidence = scan(body, classes, rels)
-    fired = [ex for ex in extractors if ex.test(ev)]
+    fired = [ex for ex, test in tests if test(ev)]
     dom = [ex for ex in fired if ex.needs_tree]
     if dom and max_elements is not None and ev.tags > max_elements:
         page.events[OVER_ELEMENTS] += 1
