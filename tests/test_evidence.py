@@ -221,6 +221,8 @@ HEAD_PATH_CASES = [
     (f'<html><head>{_OG}<meta property="og:t" content="t"{_SCRIPT}</head><body>x</body></html>', None),
     (f'<head>{_OG}<div>implied body</div><meta property="og:late" content="l">{_SCRIPT}</head><body>x</body>', None),
     (f'{_OG}{_SCRIPT}<p>no head, no body tags</p>', None),
+    # the only RDFa is in a comment that opens the page: the cut bytes hold no element at all
+    ('<!--<meta property="og:c" content="h">--><html><head><title>t</title></head><body>x</body></html>', None),
 ]
 
 
@@ -269,3 +271,46 @@ def test_split_bounds_tokens_as_the_scanner_does():
             else:
                 token.append(ch)
         assert evidence._split(text) == expected, repr(text)
+
+
+_PIECES = ['<meta property="og:t" content="a>b">', "<meta content='x' property=og:y>", '<link rel="dc:x" href="/y">',
+           "<script>var a='<body>';</script>", "<style>p{}</style>", "<!-- c -->", "<!--", "-->", "<title>T</title>",
+           "<noscript>", "</noscript>", "<div>", "</div>", "text", "<html lang=en>", "<head>", "</head>", "<body>",
+           "<p>", "</p>", '"', "'", "<", ">", "<meta", " name=x", "&amp;", "<template>", "</template>", "<select>",
+           "<table>", "<tr><td>", "<textarea>", "</textarea>", "<svg><g></g>", "</svg>", "<math>", "<br/>",
+           "<![CDATA[x]]>", "<?pi x?>", "<!DOCTYPE html>", "<iframe>", "</iframe>", "<plaintext>", "<xmp>", "</xmp>",
+           "<frameset>", "<a href=/x>", "</a>", "<object>", "</object>", "\n", " "]
+
+
+def test_cut_tree_is_the_whole_trees_beginning_whenever_the_marker_says_so():
+    """What Page._cut_tree rests on, for this libxml2: on random markup cut after a random '>', whenever the
+    marker comes out as an element, the elements before the cut are the whole page's first elements (tag,
+    attributes, parent, depth), in the same order."""
+    from lxml import etree
+
+    from quadfleet.worker.page import _PARSER
+
+    def elements(root):
+        return [(el.tag, tuple(el.attrib.items()), el.getparent().tag if el.getparent() is not None else None,
+                 sum(1 for _ in el.iterancestors())) for el in root.iter() if isinstance(el.tag, str)]
+
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(4000):
+        doc = "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 25))).encode()
+        cuts = [i + 1 for i, c in enumerate(doc) if c == ord(">")]
+        if not cuts:
+            continue
+        page = Page(url="http://example.com/", body=doc, content_type="text/html; charset=utf-8")
+        page.head_cut = rng.choice(cuts)
+        try:
+            whole = etree.fromstring(doc, _PARSER)
+        except etree.ParserError:
+            continue
+        part = page._cut_tree()
+        if part is None or whole is None:
+            continue
+        checked += 1
+        got = elements(part)
+        assert elements(whole)[:len(got)] == got, (doc[:page.head_cut], doc[page.head_cut:])
+    assert checked > 1500

@@ -158,6 +158,8 @@ class Page:
             root = etree.fromstring(data + _CUT_MARK, _PARSER)
         except (etree.ParserError, etree.XMLSyntaxError, ValueError):
             return None
+        if root is None:  # (lxml gives no root for some bytes, without an error)
+            return None
         mark = root
         while len(mark):
             mark = mark[-1]
