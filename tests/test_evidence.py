@@ -223,6 +223,9 @@ HEAD_PATH_CASES = [
     (f'{_OG}{_SCRIPT}<p>no head, no body tags</p>', None),
     # the only RDFa is in a comment that opens the page: the cut bytes hold no element at all
     ('<!--<meta property="og:c" content="h">--><html><head><title>t</title></head><body>x</body></html>', None),
+    # the scanner reads a <meta> where the parser reads one element named "meta&amp;<meta", which holds
+    # what follows: its @property takes that text
+    ("<meta&amp;<meta property=\"og:e\"><link rev=\"dc:x\" href=\"/r\"><script>var a='<body>';</script>", None),
 ]
 
 
@@ -314,3 +317,36 @@ def test_cut_tree_is_the_whole_trees_beginning_whenever_the_marker_says_so():
         got = elements(part)
         assert elements(whole)[:len(got)] == got, (doc[:page.head_cut], doc[page.head_cut:])
     assert checked > 1500
+
+
+_HEAD_PIECES = ['<meta property="og:t" content="a>b">', "<meta content='x' property=og:y>",
+                '<link rel="dc:license" href="/y">', '<meta property="dc:title" lang="de" content="t">',
+                '<link rev="dc:x" href="/r">', '<meta property="og:e">', "<script>var a='<body>';</script>",
+                "<style>p{}</style>", "<!-- c -->", "<!--", "-->", "<title>T</title>", "<noscript>", "</noscript>",
+                "<div>", "</div>", "text", "<html lang=en>", "<html>", "<head>", "</head>", "<body>", '"', "'", "<",
+                ">", "<meta", " name=x", "&amp;", "<base href='http://b.example/d/'>", "<template>", "</template>",
+                "<textarea>", "</textarea>", "<svg><g></g>", "</svg>", "<iframe>", "</iframe>", "<a href=/x>", "</a>",
+                '<meta property="og:u" content=unq>', '<head prefix="og: http://ogp.me/ns#">', "<p>", "</p>", "\n"]
+
+
+def test_head_only_path_on_random_heads_gives_the_whole_pages_triples():
+    """Random heads built from awkward pieces (unclosed comments and quotes, scripts holding "<body>", tags
+    the scanner and the parser name differently): wherever the prefilter picks the head-only parse, every
+    format's N-Quads are the whole page's."""
+    rng = random.Random(3)
+    cut = kept = 0
+    for _ in range(6000):
+        body = "".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randint(2, 30))).encode()
+        page = Page(url="http://example.com/p", body=body, content_type="text/html; charset=utf-8")
+        fired_ids = prefilter(page, EXTRACTORS)
+        if page.head_cut is None:
+            continue
+        cut += 1
+        got = {fmt: set(res.lines) for fmt, res in extract_page(page, EXTRACTORS, fired=fired_ids).items()
+               if res.lines}
+        kept += page.head_cut is not None
+        whole = Page(url=page.url, body=body, content_type=page.content_type)
+        full = {fmt: set(res.lines) for fmt, res in extract_page(whole, EXTRACTORS, fired=EXTRACTORS).items()
+                if res.lines}
+        assert got == full, body
+    assert cut > 500 and kept > 300, (cut, kept)

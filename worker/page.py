@@ -149,7 +149,11 @@ class Page:
         libxml2 builds its tree as it reads (it never looks ahead, nor moves an element once made), so the
         bytes before a cut give the elements the whole page has there, if the tokenizer is between two tags
         at the cut, not inside a tag, an attribute value, a comment, a script, a style or a title. A marker
-        tag appended to the bytes tells: it becomes an element only then (removed again)."""
+        tag appended to the bytes tells: it becomes an element only then (removed again). The elements
+        around the marker are still open at the cut, so what they hold is cut short: none may carry an
+        attribute whose meaning reaches into its content (a @property takes its text, a @rel or @rev is
+        completed by what it holds), as an element the scanner took for a ``<meta>`` may
+        (``<meta&amp;<meta property=…>`` is one element named ``meta&amp;<meta`` to the parser)."""
         data = self.body[:self.head_cut]
         # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
         if self.encoding != "utf-8" or not _utf8_valid(data):
@@ -166,6 +170,12 @@ class Page:
         parent = mark.getparent()
         if mark.tag != "meta" or mark.get("name") != _CUT_NAME or len(mark.attrib) != 1 or parent is None:
             return None
+        el = parent
+        while el is not None:  # the elements still open at the cut: what they hold goes on past it
+            get = el.get
+            if get("property") is not None or get("rel") is not None or get("rev") is not None:
+                return None
+            el = el.getparent()
         parent.remove(mark)
         if not len(parent) and parent.text is None and not parent.attrib and parent.tag in ("head", "body"):
             return None  # (the marker made that element: the page had none open here)
