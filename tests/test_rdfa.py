@@ -335,6 +335,41 @@ def test_fast_path_matches_the_full_walk(monkeypatch):
     assert len(fast) == 6
 
 
+_HEAD_PIECES = [
+    '<meta property="og:t" content="a>b">', "<meta content='x' property=og:y>", '<link rel="dc:license" href="/y">',
+    '<meta property="dc:title" lang="de" content="t">', '<link rev="dc:x" href="/r">', '<meta property="og:e">',
+    '<meta property="og:a og:b _:x foaf:name license" content="m">', '<link rel="license stylesheet" href="s">',
+    '<meta property="http://example.org/p" content="abs">', '<meta property=":x" content="c">',
+    '<meta property="OG:Upper" content="u">', '<meta xml:lang="fr" property="og:l" content="l">',
+    '<meta lang="" property="og:z" content="z">', '<link rel="dc:x" href="">', '<link rel="dc:x" href="#frag">',
+    '<link rel="dc:x" href="  /sp  ">', '<link rel="dc:x">', "<html lang=EN>", "<html>", "<head>", "<head lang=it>",
+    "<base href='http://b.example/d/'>", "<title>T</title>", "</head>", "<body>", "<p>x</p>", "\n",
+    '<meta name="description" content="d">', '<meta property="og:t" content="a&amp;b&#x20;c">']
+
+
+def test_fast_path_matches_the_full_walk_on_random_heads(monkeypatch):
+    """Random Open Graph heads (terms, CURIEs, absolute IRIs, blank nodes, languages, odd hrefs): the fast
+    path, with its per-process cache of a value's IRIs, gives the walk's triples wherever it is taken."""
+    import random
+
+    rng = random.Random(17)
+    real_fast = rdfa._fast
+    taken = []
+
+    def counted(doc, bearing):
+        took = real_fast(doc, bearing)
+        taken.append(took)
+        return took
+
+    for _ in range(2500):
+        html = "".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randint(1, 15)))
+        monkeypatch.setattr(rdfa, "_fast", counted)
+        fast = set(triples(html))
+        monkeypatch.setattr(rdfa, "_fast", lambda doc, bearing: False)
+        assert set(triples(html)) == fast, html
+    assert sum(taken) > 1000, sum(taken)  # the fast path was taken, not only asked
+
+
 @pytest.mark.parametrize("extra", [
     '<meta property="og:x" content="v" about="#other">',   # a subject of its own
     '<meta property="og:x" content="v" datatype="xsd:string">',
