@@ -123,3 +123,41 @@ def test_every_mutation_kind_is_checked():
     assert results[len(MUTATIONS) - 5] is True and results[len(MUTATIONS) - 4] is True
     assert results[len(MUTATIONS) - 3] is True
     assert results[len(MUTATIONS) - 2] is None and results[len(MUTATIONS) - 1] is None
+
+
+_KEYS = ["name", "url", "image", "sameAs", "author", "@id", "id", "@type", "type", "offers", "price", "priceCurrency",
+         "datePublished", "address", "geo", "latitude", "description", "@context", "additionalType", "logo", "item",
+         "itemListElement", "position", "mainEntityOfPage", "isPartOf", "@graph", "@reverse", "@value", "@language",
+         "schema:name", "dc:title", "foo", "Name", "@list", "@set", "contentUrl", "email", "telephone", "@vocab",
+         "http://x.org/p"]
+_VALUES = ["s", "", " x ", "/rel", "http://a.example/x", "_:b1", "#f", 1, 1.5, 2.0, True, None, "Person",
+           "schema:Thing", "https://schema.org", "http://schema.org/", "mailto:a@b", "//host/p", "?q", "1e400"]
+
+
+def test_direct_expansion_equals_pyld_on_random_blocks():
+    """Random schema.org blocks (keywords and aliases, coerced terms, compact IRIs, nested nodes and arrays,
+    nulls, numbers, @graph of any shape): wherever the direct path takes one, pyld gives the same expansion
+    and does not fail (a block pyld refuses is counted as an error, so the direct path must refuse it too)."""
+    rng = random.Random(23)
+
+    def value(depth):
+        r = rng.random()
+        if depth < 3 and r < 0.25:
+            return node(depth + 1)
+        if depth < 3 and r < 0.4:
+            return [value(depth + 1) for _ in range(rng.randint(0, 3))]
+        return copy.copy(rng.choice(_VALUES + [[]]))
+
+    def node(depth):
+        return {rng.choice(_KEYS): value(depth) for _ in range(rng.randint(0, 5))}
+
+    taken = 0
+    for _ in range(1500):
+        obj = node(0)
+        obj["@context"] = rng.choice(["https://schema.org", "http://schema.org", "https://schema.org/"])
+        if rng.random() < 0.2:
+            obj = {"@context": obj["@context"], "@graph": rng.choice([[node(1) for _ in range(rng.randint(0, 3))],
+                                                                      node(1), None, "x", 1])}
+        taken += bool(same_as_pyld(obj))
+    assert taken > 400
+    assert expand_schema_org({"@context": "https://schema.org", "@graph": None}, BASE) is None

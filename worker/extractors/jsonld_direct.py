@@ -147,6 +147,8 @@ def expand_schema_org(data, base: str) -> list | None:
             if len(data) != 2:
                 return None  # a named graph
             graph = data["@graph"]
+            if type(graph) is not list and type(graph) is not dict:
+                return None  # ("@graph": null is an error to pyld, counted as one)
             nodes = [_node(obj, base, False) if type(obj) is dict else _fail() for obj in
                      (graph if type(graph) is list else (graph,)) if obj is not None]
         else:
