@@ -369,13 +369,17 @@ _RECALL_PIECES = [
 
 def test_prefilter_loses_nothing_on_random_markup():
     """Recall on hostile markup: random pages of every format's markup mixed with unclosed comments, quotes,
-    scripts and character references give the same N-Quads with the prefilter (and its head-only parse) as
-    with every extractor run on the whole page."""
+    scripts and character references, in UTF-8, UTF-16 or windows-1252, with or without a charset in the
+    header, give the same N-Quads with the prefilter (and its head-only parse) as with every extractor run
+    on the whole page. (It found the whole-page path skipping itemprop-reverse on UTF-16 pages.)"""
     rng = random.Random(13)
     with_data = 0
     for _ in range(2500):
-        body = "".join(rng.choice(_RECALL_PIECES) for _ in range(rng.randint(1, 25))).encode()
-        page = Page(url="http://example.com/p", body=body, content_type="text/html; charset=utf-8")
+        text = "".join(rng.choice(_RECALL_PIECES) for _ in range(rng.randint(1, 25)))
+        encoding = rng.choice(["utf-8", "utf-8", "utf-16", "cp1252", "utf-8-sig"])
+        body = text.encode(encoding)
+        content_type = rng.choice(["text/html", f"text/html; charset={encoding}"])
+        page = Page(url="http://example.com/p", body=body, content_type=content_type)
         got = {fmt: set(res.lines) for fmt, res in extract_page(page, EXTRACTORS).items() if res.lines}
         whole = Page(url=page.url, body=body, content_type=page.content_type)
         full = {fmt: set(res.lines) for fmt, res in extract_page(whole, EXTRACTORS, fired=EXTRACTORS).items()

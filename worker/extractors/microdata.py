@@ -268,8 +268,14 @@ def extract(page: Page) -> Iterator[tuple]:
     root = page.tree
     if root is None:
         return
-    # experimental and rare: itemprop-reverse is looked for only if the page's markup has it
-    if page.evidence.itemprop_reverse if page.evidence is not None else b"itemprop-reverse" in page.lower:
+    # experimental and rare: itemprop-reverse is looked for only if the page's markup has it (or may: a page
+    # whose markup is not ASCII bytes, UTF-16 say, is not searched as bytes)
+    if page.evidence is not None:
+        reverse = page.evidence.itemprop_reverse
+    else:
+        lower = page.tree_lower
+        reverse = lower is None or b"itemprop-reverse" in lower
+    if reverse:
         items, props, reverse = dom.find(root, ("itemscope", "itemprop", "itemprop-reverse"))
         seen = set(props)
         props += [el for el in reverse if el not in seen]
