@@ -20,6 +20,7 @@ import re
 from functools import lru_cache
 from urllib.parse import quote, urlsplit
 
+from ..terms import BNode, IRI
 from .rdfa_context import INITIAL_TERMS, XHV
 
 TERM = re.compile(r"[A-Za-z][A-Za-z0-9._/-]*\Z")
@@ -104,3 +105,14 @@ def term_curie_or_iri(token: str, prefixes: dict[str, str], vocab: str | None, b
     if found is not None:
         return found
     return token if SCHEME.match(token) else None
+
+
+def tokens(value: str, prefixes: dict[str, str], vocab: str | None, bnode) -> list:
+    """IRIs (and blank nodes, from ``bnode(label)``) of a whitespace-separated ``@property``/``@rel``/``@rev``/
+    ``@typeof``; tokens that resolve to nothing are left out."""
+    out = []
+    for token in value.split():
+        found = term_curie_or_iri(token, prefixes, vocab, bnode)
+        if found is not None:
+            out.append(found if type(found) is BNode else IRI(found))
+    return out

@@ -7,9 +7,9 @@ gives the same triples (the tests compare the two).
 """
 from __future__ import annotations
 
-from ..terms import BNode, IRI, Literal
+from ..terms import BNode, Literal
 from .rdfa_context import INITIAL_PREFIXES
-from .rdfa_curie import term_curie_or_iri
+from .rdfa_curie import tokens
 from .rdfa_values import text
 from .rdfa_walk import _Doc, _Scope
 
@@ -80,19 +80,19 @@ _DROPPED = BNode("")
 
 
 def _iris(value: str) -> list:
-    """The IRIs of a ``@property``/``@rel``/``@rev`` value in RDFa's initial context (what ``_Doc.tokens``
-    gives, blank nodes left out as the fast path leaves them), once per value per process: og:title,
-    og:image, ... recur on every page."""
+    """The IRIs of a ``@property``/``@rel``/``@rev`` value in RDFa's initial context, blank nodes left out as
+    the fast path leaves them, once per value per process: og:title, og:image, ... recur on every page."""
     found = _IRIS.get(value)
     if found is None:
         if len(_IRIS) >= 10_000:
             _IRIS.clear()
-        found = _IRIS[value] = [IRI(iri) for iri in (term_curie_or_iri(token, INITIAL_PREFIXES, None,
-                                                                       lambda label: _DROPPED)
-                                                     for token in value.split())
-                                if iri is not None and type(iri) is not BNode]
+        found = _IRIS[value] = _no_blank_nodes(tokens(value, INITIAL_PREFIXES, None, lambda label: _DROPPED))
     return found
 
 
 def _uncached(doc: _Doc, scope: _Scope):
-    return lambda value: [p for p in doc.tokens(value, scope) if type(p) is not BNode]
+    return lambda value: _no_blank_nodes(doc.tokens(value, scope))
+
+
+def _no_blank_nodes(found: list) -> list:
+    return [p for p in found if type(p) is not BNode]

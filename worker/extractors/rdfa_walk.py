@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 
 from ..terms import BNode, IRI, Literal, RDF_TYPE
 from .rdfa_context import INITIAL_PREFIXES, RDF, RDFA
-from .rdfa_curie import SCHEME, TERM, curie, declarations, term_curie_or_iri
+from .rdfa_curie import SCHEME, TERM, curie, declarations, term_curie_or_iri, tokens
 from .rdfa_values import _in_scope_xmlns, markup_literal, text, time_datatype
 
 USES_VOCABULARY = IRI(RDFA + "usesVocabulary")
@@ -130,12 +130,7 @@ class _Doc:
 
     def tokens(self, value: str, scope: _Scope) -> list:
         """IRIs (and blank nodes) of a whitespace-separated ``@property``/``@rel``/``@rev``/``@typeof``."""
-        out = []
-        for token in value.split():
-            found = term_curie_or_iri(token, scope.prefixes, scope.vocab, self.named_bnode)
-            if found is not None:
-                out.append(found if type(found) is BNode else IRI(found))
-        return out
+        return tokens(value, scope.prefixes, scope.vocab, self.named_bnode)
 
     def resource(self, scope: _Scope, *values):
         """The first of ``@about``/``@resource`` (CURIE or IRI) or ``@href``/``@src`` (IRI) that resolves.
