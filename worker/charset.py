@@ -60,8 +60,9 @@ def declared_charset(body: bytes, content_type: str | None) -> tuple[str, str] |
 
 def _meta_charset(head: bytes) -> bytes | None:
     """The <meta> charset regex's group 1 in ``head`` (see above), or None: the first "charset" that a
-    ``<meta`` before it reaches (no '>' between them) and that names a value. The same answer: the regex's leftmost ``<meta`` with a match
-    takes the first such "charset" after it, and every earlier one with a match would reach it too."""
+    ``<meta`` before it reaches (no '>' between them) and that names a value. The same answer: the regex's
+    leftmost ``<meta`` with a match takes the first such "charset" after it, and every earlier one with a
+    match would reach it too."""
     at = head.find(b"charset")
     while at >= 0:
         start = head.rfind(b"<meta", 0, at)
