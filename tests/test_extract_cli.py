@@ -232,3 +232,19 @@ def test_a_cut_uncompressed_archive_is_a_failure_and_its_complete_file_is_redone
     archive.write_bytes(data)  # the download completes
     assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 0
     assert (out / "done" / the_id).exists() and not (out / "errors" / f"{the_id}.json").exists()
+
+
+def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):
+    """A local run never talks to AWS, so it does not pay boto3's import (about 80 ms of every start): the
+    run checks name AwsError from worker/errors.py, not worker/aws.py."""
+    import subprocess
+    import sys
+
+    archive = build_sample(tmp_path / "sample.warc.gz")
+    code = ("import sys\nfrom quadfleet.cli import main\n"
+            f"rc = main(['extract', {str(archive)!r}, '--out', {str(tmp_path / 'out')!r}, '--processes', '1', "
+            "'--quiet'])\n"
+            "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore')))")
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert got.stdout.strip().splitlines()[-1] == "0 []", (got.stdout, got.stderr[-500:])
+    assert list((tmp_path / "out" / "done").iterdir())  # the run committed its input
