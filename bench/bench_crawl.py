@@ -269,15 +269,15 @@ def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, who
     checks: dict[str, Any] = {"same_output_across_rounds": len(hashes) == 1}
     if not checks["same_output_across_rounds"]:
         warnings.append(f"{name}: quadfleet-all wrote different N-Quads in different rounds")
-    for key, check in (("whole-quadfleet", "whole_process_same_output"),
-                       ("whole-quadfleet-no-subsets", "whole_no_subsets_same_output")):
+    for key, check, how in (("whole-quadfleet", "whole_process_same_output", "subprocess"),
+                            ("whole-quadfleet-no-subsets", "whole_no_subsets_same_output",
+                             "subprocess, class subsets off")):
         whole = rounds.get(key)
         if whole:
             checks[check] = {w.info["lines_hash"] for w in whole} == {whole_expected}
             if not checks[check]:
-                warnings.append(f"{name}: quadfleet extract (subprocess{', class subsets off' if 'no' in key else ''})"
-                                f" on {rep.path.name} wrote other N-Quads than extract_input on {arc.path.name}, "
-                                f"{rep.repeats} times over")
+                warnings.append(f"{name}: quadfleet extract ({how}) on {rep.path.name} wrote other N-Quads than "
+                                f"extract_input on {arc.path.name}, {rep.repeats} times over")
     for k, m in ms.items():
         want = arc.html_pages if k in IN_PROCESS else rep.html_pages
         if m["pages"] != want:
