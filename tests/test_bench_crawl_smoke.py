@@ -66,6 +66,17 @@ def test_bench_crawl_smoke(tmp_path, capsys):
     assert "the same, class subsets off" in out  # the whole process as the baseline commit ran it
     assert "body-level markup evidence" in out
 
+    # bench_instructions.py counts m_quadfleet without the read-back: the same extraction, nothing read back
+    from crawlmeasure import m_quadfleet
+    from quadfleet.worker.config import load_config
+
+    mix_path = tmp_path / "work" / "crawl-mix.warc.gz"
+    counted, lines = m_quadfleet(mix_path, mix_path.read_bytes(), load_config(None), tmp_path / "scratch",
+                                 read_back=False)
+    assert lines == {} and counted.info["lines_hash"] is None
+    assert counted.pages == mix["html_pages"]
+    assert counted.info["triples"] == report["results"]["crawl-mix"]["measurements"]["quadfleet-all"]["triples"]
+
 
 def test_repeat_urls():
     """The whole-process archive's repeats get distinct URLs, and their N-Quads map back to the first copy's."""
