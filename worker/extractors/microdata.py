@@ -271,11 +271,11 @@ def extract(page: Page) -> Iterator[tuple]:
     # experimental and rare: itemprop-reverse is looked for only if the page's markup has it (or may: a page
     # whose markup is not ASCII bytes, UTF-16 say, is not searched as bytes)
     if page.evidence is not None:
-        reverse = page.evidence.itemprop_reverse
+        may_reverse = page.evidence.itemprop_reverse
     else:
         lower = page.tree_lower
-        reverse = lower is None or b"itemprop-reverse" in lower
-    if reverse:
+        may_reverse = lower is None or b"itemprop-reverse" in lower
+    if may_reverse:
         items, props, reverse = dom.find(root, ("itemscope", "itemprop", "itemprop-reverse"))
         seen = set(props)
         props += [el for el in reverse if el not in seen]
