@@ -28,9 +28,9 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 def _capture(arc: Path, config, scratch: Path, rounds: int) -> tuple[float, list]:
     """(best extraction CPU seconds, [(page, host, pld, results)] of the pages with triples)."""
-    from quadfleet.worker import process
-    from quadfleet.worker.inputs import spec as input_spec
-    from quadfleet.worker.outputs import FormatWriters, PageIndex
+    from quadfleet.worker.pipeline import process
+    from quadfleet.worker.archive.inputs import spec as input_spec
+    from quadfleet.worker.output.layout import FormatWriters, PageIndex
 
     class Keep:
         def add_page(self, page, host, pld, results):
@@ -56,8 +56,8 @@ def _capture(arc: Path, config, scratch: Path, rounds: int) -> tuple[float, list
 
 
 def _time_derived(pages: list, config, arc: Path, scratch: Path, rounds: int) -> float:
-    from quadfleet.worker.derived import DerivedOutputs
-    from quadfleet.worker.inputs import spec as input_spec
+    from quadfleet.worker.output.derived import DerivedOutputs
+    from quadfleet.worker.archive.inputs import spec as input_spec
 
     best = float("inf")
     for _ in range(rounds):

@@ -37,9 +37,9 @@ from typing import Any
 
 from quadfleet.worker.config import load_config
 from quadfleet.worker.errors import ArchiveError
-from quadfleet.worker.page import Page
-from quadfleet.worker.pagequads import prefilter, run_extractor
-from quadfleet.worker.records import iter_pages
+from quadfleet.worker.html.page import Page
+from quadfleet.worker.pipeline.pagequads import prefilter, run_extractor
+from quadfleet.worker.archive.records import iter_pages
 
 try:  # mf2py comes with the bench extra (extruct depends on it)
     import mf2py

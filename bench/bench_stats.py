@@ -130,7 +130,7 @@ def generate(root: Path, files: int, plds: int, classes: int, universe: int, pro
 
 def merge(root: str, mode: str, processes: int, top: int) -> dict:
     """Run in a fresh process: quadfleet stats' own code over ``root``; seconds and peak memory."""
-    from quadfleet.coordinator.report import run_stats
+    from quadfleet.coordinator.report.write import run_stats
 
     started = time.perf_counter()
     summary, where = run_stats(root, str(Path(root) / "report"), top=top, mode=mode, processes=processes,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from crawlmeasure import BenchError, Round, m_quadfleet, m_whole_extract, normalised, run_child
+from crawlmeasure import BenchError, Round, m_quadfleet, m_whole_extract, normalised, qf_module, run_child
 
 BASELINE_FILE = Path(__file__).resolve()
 REPO = BASELINE_FILE.parents[1]
@@ -111,8 +111,9 @@ def child(job_path: str) -> int:
     timed quadfleet-all pass over each, then (if the job says so) one pass over each with the prefilter off;
     results as one JSON line, normalised lines to files."""
     import quadfleet
-    from quadfleet.worker import process
     from quadfleet.worker.config import load_config
+
+    process = qf_module("pipeline.process")
 
     job = json.loads(Path(job_path).read_text())
     config = load_config()

@@ -11,7 +11,7 @@ import sys
 from lxml import etree
 from warcio.archiveiterator import ArchiveIterator
 
-HTML_TYPES = ("text/html", "application/xhtml+xml")  # as quadfleet.worker.records decides "HTML page"
+HTML_TYPES = ("text/html", "application/xhtml+xml")  # as quadfleet.worker.archive.records decides "HTML page"
 PARSER = etree.HTMLParser(no_network=True, recover=True, huge_tree=True)
 
 

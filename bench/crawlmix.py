@@ -192,8 +192,8 @@ def page_features(lines_by_format: dict[str, list[str]]) -> frozenset:
 
 def classify(pages: list[Candidate], config) -> None:
     """Run quadfleet (every format of ``config``) on each page and set its features."""
-    from quadfleet.worker.page import Page
-    from quadfleet.worker.pagequads import extract_page
+    from quadfleet.worker.html.page import Page
+    from quadfleet.worker.pipeline.pagequads import extract_page
 
     extractors = config.extractors()
     for cand in pages:

@@ -1,0 +1,1 @@
+"""The default configuration (``quadfleet.toml``), shipped as package data."""

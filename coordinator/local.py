@@ -26,13 +26,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ..worker.html import native
 from ..worker.config import Config, config_from_json
 from ..worker.errors import QuadfleetError
-from ..worker.inputs import InputSpec
-from ..worker.outputs import SCRATCH_DIR, LocalStore, stats_key
-from ..worker.process import process_input, record_failure
-from ..worker.scratch import RunScratch, hold
-from ..worker.stats import FileStats
+from ..worker.archive.inputs import InputSpec
+from ..worker.output.layout import SCRATCH_DIR, LocalStore, stats_key
+from ..worker.pipeline.process import process_input, record_failure
+from ..worker.output.scratch import RunScratch, hold
+from ..worker.output.stats import FileStats
 from .preflight import MIXED_FLAG, check_run, open_run
 from .screen import plural
 
@@ -55,7 +56,7 @@ def output_store(out: str, scratch: str | Path | None = None):
     """Where a run's outputs go: a LocalStore for a directory, an S3Store for ``s3://BUCKET/PREFIX``.
     Without ``scratch``, only for reading and for small files (the manifest)."""
     if out.startswith("s3://"):
-        from ..worker.s3store import S3Store
+        from ..worker.output.s3 import S3Store
 
         return S3Store(out, scratch=scratch or tempfile.gettempdir())
     return LocalStore(out, scratch=scratch)
@@ -108,6 +109,9 @@ def run_local(specs: list[InputSpec], out: str, config: Config, processes: int,
     Refused (RunError) before any work if ``out`` holds a run made with other settings, unless
     ``allow_mixed_config``. SIGTERM interrupts as SIGINT does (KeyboardInterrupt), scratch files removed."""
     console = console or Console(stderr=True)
+    slow = native.fallback_warning()
+    if slow:  # the same output, several times slower: say so before the hours it may cost
+        console.print(f"warning: {slow}", markup=False, highlight=False, soft_wrap=True)
     with _term_interrupts(), RunScratch(scratch_base(out)) as scratch:
         return _run(specs, out, config, processes, console, show_progress, allow_mixed_config, str(scratch.path),
                     str(scratch.lock_path))

@@ -13,8 +13,8 @@ import json
 from datetime import datetime, timezone
 
 from ..worker.errors import AwsError
-from ..worker.config import _TABLE_KEYS, Config
-from ..worker.runs import MANIFEST_KEY, Manifest, RunError, load_manifest
+from ..worker.config import TABLE_KEYS, Config
+from ..worker.output.manifest import MANIFEST_KEY, Manifest, RunError, load_manifest
 
 MIXED_FLAG = "--allow-mixed-config"
 
@@ -24,7 +24,7 @@ def _setting_name(key: str) -> str:
     subset_mode -> subsets.mode)."""
     if key.startswith("subset_"):
         return f"subsets.{key[len('subset_'):]}"
-    for table, keys in _TABLE_KEYS.items():
+    for table, keys in TABLE_KEYS.items():
         if key in keys:
             return f"{table}.{key}"
     return key

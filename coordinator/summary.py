@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..worker.stats import FileStats
+from ..worker.output.stats import FileStats
 from .screen import plural
 
 

@@ -20,10 +20,10 @@ from collections import Counter
 from pathlib import Path
 
 import boto3
-from quadfleet.worker.compression import COMPRESSIONS, decompress, find_nquads, nq_stem
+from quadfleet.worker.output.compression import COMPRESSIONS, decompress, find_nquads, nq_stem
 from quadfleet.worker.extractors import EXTRACTORS
-from quadfleet.worker.outputs import data_key
-from quadfleet.worker.inputs import spec
+from quadfleet.worker.output.layout import data_key
+from quadfleet.worker.archive.inputs import spec
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
 FORMATS = tuple(EXTRACTORS)  # every registered format (the default config enables them all)
@@ -124,21 +124,23 @@ class Fleet:
         return subprocess.run(CLI + list(args), env=self.env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL, check=False)
 
-    def start(self, *args: str, endpoint: str | None = None) -> Proc:
-        """A CLI process; ``endpoint``: where its AWS calls go (e.g. a fault proxy), else the moto server."""
+    def start(self, *args: str, endpoint: str | None = None, extra_env: dict | None = None) -> Proc:
+        """A CLI process; ``endpoint``: where its AWS calls go (e.g. a fault proxy), else the moto server;
+        ``extra_env``: variables set for it besides."""
         self._n += 1
-        env = self.env if endpoint is None else fleet_env(endpoint)
+        env = dict(self.env if endpoint is None else fleet_env(endpoint), **(extra_env or {}))
         proc = Proc(list(args), env, self.tmp / f"proc-{self._n}-{args[0]}.log")
         self.procs.append(proc)
         return proc
 
     def worker(self, queue_url: str, processes: int = 1, idle_exit: float | None = 3,
-               spot_endpoint: str = "off", endpoint: str | None = None, config: Path | None = None) -> Proc:
+               spot_endpoint: str = "off", endpoint: str | None = None, config: Path | None = None,
+               extra_env: dict | None = None) -> Proc:
         args = ["work", "--queue-url", queue_url, "--processes", str(processes),
                 "--config", str(config or self.config), "--spot-endpoint", spot_endpoint]
         if idle_exit is not None:
             args += ["--idle-exit", str(idle_exit)]
-        return self.start(*args, endpoint=endpoint)
+        return self.start(*args, endpoint=endpoint, extra_env=extra_env)
 
     def create_queue(self, name: str) -> tuple[str, str]:
         """(work queue URL, dead-letter queue URL), made by `quadfleet queue create`."""

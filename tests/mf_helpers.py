@@ -12,8 +12,8 @@ from rdflib import Dataset, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import RDF
 
 from quadfleet.worker.extractors import EXTRACTORS
-from quadfleet.worker.page import Page
-from quadfleet.worker.pagequads import extract_page
+from quadfleet.worker.html.page import Page
+from quadfleet.worker.pipeline.pagequads import extract_page
 
 MF_FORMATS = tuple(f for f in EXTRACTORS if f.startswith("html-mf-"))
 

@@ -24,9 +24,9 @@ import pytest
 
 from quadfleet import __version__
 from quadfleet.cli import main
-from quadfleet.coordinator import ccindex
-from quadfleet.coordinator.ccindex import check_crawl, query_captures
-from quadfleet.worker.compression import decompress, find_nquads
+from quadfleet.coordinator.index import ccindex
+from quadfleet.coordinator.index.ccindex import check_crawl, query_captures
+from quadfleet.worker.output.compression import decompress, find_nquads
 from quadfleet.worker.errors import InputError
 
 from conftest import corpus_path

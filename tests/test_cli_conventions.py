@@ -15,10 +15,10 @@ import boto3
 import pytest
 
 from quadfleet.cli import main
-from quadfleet.cli_parser import build_parser
+from quadfleet.cli.parser import build_parser
 from quadfleet.coordinator.sample import build_sample
 from quadfleet.worker.extractors import EXTRACTORS
-from quadfleet.worker.inputs import spec
+from quadfleet.worker.archive.inputs import spec
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
 

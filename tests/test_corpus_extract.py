@@ -8,8 +8,8 @@ import pytest
 from rdflib import Dataset
 
 from quadfleet.cli import main
-from quadfleet.worker.compression import find_nquads, read_lines
-from quadfleet.worker.inputs import spec
+from quadfleet.worker.output.compression import find_nquads, read_lines
+from quadfleet.worker.archive.inputs import spec
 
 from conftest import corpus_path
 

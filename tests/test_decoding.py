@@ -7,8 +7,8 @@ import zlib
 
 import pytest
 
-from quadfleet.worker.charset import decode, sniff
-from quadfleet.worker.httpbody import BodyTooLarge, dechunk, decode_body
+from quadfleet.worker.html.charset import decode, sniff
+from quadfleet.worker.archive.httpbody import BodyTooLarge, dechunk, decode_body
 
 
 def test_bom_wins_over_header_and_meta():
@@ -86,7 +86,7 @@ def test_c_utf8_check_agrees_with_pythons_decoder():
     U+10FFFF ranges, cut sequences, and random mixes, at aligned and unaligned offsets (its 8-byte ASCII skip)."""
     import random
 
-    from quadfleet.worker import page
+    from quadfleet.worker.html import page
 
     rng = random.Random(7)
     edges = (0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF)
@@ -110,7 +110,7 @@ def test_meta_charset_finds_what_the_meta_regex_finds():
     """charset._meta_charset (finds "charset", checks back for a <meta) answers as the regex that defines it."""
     import random
 
-    from quadfleet.worker import charset
+    from quadfleet.worker.html import charset
 
     rng = random.Random(7)
     parts = [b"<meta", b" ", b"charset", b"=", b'"', b"'", b"utf-8", b">", b"<", b"x", b"\t", b"cp1252", b"name",

@@ -1,4 +1,4 @@
-"""worker/dom.py: the C walk finds exactly the elements XPath finds, in the same order, on every corpus page and
+"""worker/html/dom.py: the C walk finds exactly the elements XPath finds, in the same order, on every corpus page and
 for every scope; without the C extension, XPath answers."""
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import random
 
 import pytest
 from lxml import etree
-
-from quadfleet.worker import dom
-
+from quadfleet.worker.html import dom, native
 from test_prefilter import corpus_pages
 
 NAME_SETS = [("itemscope", "itemprop"), ("itemscope", "itemprop", "itemprop-reverse"), ("class",),
@@ -19,14 +17,14 @@ NAME_SETS = [("itemscope", "itemprop"), ("itemscope", "itemprop", "itemprop-reve
 def test_c_walk_is_built():
     """CI builds the extension (pip install -e . with a compiler); without it microdata, RDFa and the
     microformats find their elements by XPath, about three times slower."""
-    if not dom.c_walk_built() and not os.environ.get("CI"):
-        pytest.skip("quadfleet.worker._dom is not built here (no C compiler at install time)")
-    assert dom.c_walk_built(), "quadfleet.worker._dom was not built or failed its check: is a C compiler installed?"
+    if not native.DOM.active and not os.environ.get("CI"):
+        pytest.skip("quadfleet.worker.html._dom is not built here (no C compiler at install time)")
+    assert native.DOM.active, "quadfleet.worker.html._dom was not built or failed its check: is a C compiler installed?"
 
 
 def test_same_elements_as_xpath_on_every_corpus_page():
-    if not dom.c_walk_built():
-        pytest.skip("quadfleet.worker._dom is not built: dom.find is XPath itself")
+    if not native.DOM.active:
+        pytest.skip("quadfleet.worker.html._dom is not built: dom.find is XPath itself")
     rng = random.Random(3)
     pages = elements = 0
     for page in corpus_pages():
@@ -39,13 +37,13 @@ def test_same_elements_as_xpath_on_every_corpus_page():
         for names in NAME_SETS:
             for merged in (False, True):
                 found = dom.find(root, names, dom.DOCUMENT, merged)
-                assert found == dom._find_xpath(root, names, dom.DOCUMENT, merged), (page.record_id, names)
+                assert found == dom.find_xpath(root, names, dom.DOCUMENT, merged), (page.record_id, names)
                 elements += len(found) if merged else sum(map(len, found))
                 for el in sample:
                     if not isinstance(el.tag, str):
                         continue
                     for scope in (dom.CHILDREN, dom.SUBTREE):
-                        assert dom.find(el, names, scope, merged) == dom._find_xpath(el, names, scope, merged), \
+                        assert dom.find(el, names, scope, merged) == dom.find_xpath(el, names, scope, merged), \
                             (page.record_id, names, scope, el.tag)
     print(f"\n{pages} corpus pages, {elements} elements found, the same as XPath")
     assert pages > 300 and elements > 10_000
@@ -57,11 +55,11 @@ def test_edge_cases():
     for names in (("itemprop",), ("nothing",), ("itemprop", "itemprop")):
         for scope in (dom.DOCUMENT, dom.CHILDREN, dom.SUBTREE):
             for el in (doc, leaf):
-                assert dom.find(el, names, scope) == dom._find_xpath(el, names, scope, False)
+                assert dom.find(el, names, scope) == dom.find_xpath(el, names, scope, False)
     # the same proxies lxml hands out, so identity-based sets and dicts keep working
     assert dom.find(doc, ("itemprop",))[0][1] is leaf
-    if dom.c_walk_built():
-        from quadfleet.worker._dom import find
+    if native.DOM.active:
+        from quadfleet.worker.html._dom import find
         with pytest.raises(TypeError):
             find("not an element", ("a",), 0, False)
         with pytest.raises(ValueError):

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from quadfleet.worker.domains import PSL_VERSION, PldCache, pld, psl_info
+from quadfleet.worker.pipeline.domains import PSL_VERSION, PldCache, pld, psl_info
 
 
 @pytest.mark.parametrize("host, expected", [
@@ -56,7 +56,7 @@ def test_never_touches_the_network_or_a_cache(tmp_path):
         socket.socket.connect = refuse
         socket.create_connection = refuse
         socket.getaddrinfo = refuse
-        from quadfleet.worker.domains import pld
+        from quadfleet.worker.pipeline.domains import pld
         assert pld("news.bbc.co.uk") == "bbc.co.uk"
         assert pld("a.b.city.kawasaki.jp") == "city.kawasaki.jp"
         print("ok")

@@ -7,13 +7,11 @@ import os
 import random
 
 import pytest
-
-from quadfleet.worker import evidence
 from quadfleet.worker.config import load_config
-from quadfleet.worker.evidence import scan_py
-from quadfleet.worker.page import Page
-from quadfleet.worker.pagequads import _tokens, extract_page, prefilter
-
+from quadfleet.worker.html import evidence, native
+from quadfleet.worker.html.evidence import scan_py
+from quadfleet.worker.html.page import Page
+from quadfleet.worker.pipeline.pagequads import _tokens, extract_page, prefilter
 from test_prefilter import corpus_pages
 
 EXTRACTORS = load_config().extractors()
@@ -28,9 +26,9 @@ def fired(html: str | bytes, content_type: str = "text/html") -> set[str]:
 
 def test_c_scanner_is_built():
     """CI builds the extension (pip install -e . with a compiler); without it extraction is several times slower."""
-    if not evidence.c_scanner_built() and not os.environ.get("CI"):
-        pytest.skip("quadfleet.worker._scan is not built (no C compiler at install time?): the Python scanner runs")
-    assert evidence.c_scanner_built(), "quadfleet.worker._scan was not built: is a C compiler installed?"
+    if not native.SCAN.active and not os.environ.get("CI"):
+        pytest.skip("quadfleet.worker.html._scan is not built (no C compiler at install time?): the Python scanner runs")
+    assert native.SCAN.active, "quadfleet.worker.html._scan was not built: is a C compiler installed?"
 
 
 EDGE_CASES = [
@@ -77,23 +75,23 @@ EDGE_CASES = [
 
 @pytest.mark.parametrize("data", EDGE_CASES)
 def test_c_and_python_scanners_agree_on_edge_cases(data):
-    if not evidence.c_scanner_built():
+    if not native.SCAN.active:
         pytest.skip("the C scanner is not built")
-    assert evidence._scan_c(data, CLASSES, RELS) == scan_py(data, CLASSES, RELS)
+    assert native.SCAN.module.scan(data, CLASSES, RELS) == scan_py(data, CLASSES, RELS)
 
 
 def test_c_and_python_scanners_agree_on_corpus_pages_and_mutations():
-    if not evidence.c_scanner_built():
+    if not native.SCAN.active:
         pytest.skip("the C scanner is not built")
     rng = random.Random(13)
     pages = 0
     for page in corpus_pages():
         pages += 1
         body = page.body
-        assert evidence._scan_c(body, CLASSES, RELS) == scan_py(body, CLASSES, RELS), page.record_id
+        assert native.SCAN.module.scan(body, CLASSES, RELS) == scan_py(body, CLASSES, RELS), page.record_id
         if pages % 7 == 0 and len(body) > 100:  # cut and spliced pages: the odd syntax of broken markup
             cut = body[: rng.randrange(len(body))] + body[rng.randrange(len(body)):][:2000]
-            assert evidence._scan_c(cut, CLASSES, RELS) == scan_py(cut, CLASSES, RELS), page.record_id
+            assert native.SCAN.module.scan(cut, CLASSES, RELS) == scan_py(cut, CLASSES, RELS), page.record_id
     assert pages > 300
 
 
@@ -249,7 +247,7 @@ def test_head_only_path_gives_the_whole_pages_triples(html, head_path):
 
 
 def test_tag_end_reads_quotes_as_the_tokenizer_does():
-    from quadfleet.worker.pagequads import _tag_end
+    from quadfleet.worker.pipeline.pagequads import _tag_end
 
     cases = [(b'<meta property="og:x" content="a > b">rest', 38), (b"<meta content='say \"hi\" >'>x", 27),
              (b'<meta a=b c = "d" />x', 20), (b"<link rel=x href=/y>", 20), (b'<meta a"b>', -1),
@@ -290,8 +288,7 @@ def test_cut_tree_is_the_whole_trees_beginning_whenever_the_marker_says_so():
     marker comes out as an element, the elements before the cut are the whole page's first elements (tag,
     attributes, parent, depth), in the same order."""
     from lxml import etree
-
-    from quadfleet.worker.page import _PARSER
+    from quadfleet.worker.html.page import _PARSER
 
     def elements(root):
         return [(el.tag, tuple(el.attrib.items()), el.getparent().tag if el.getparent() is not None else None,

@@ -11,8 +11,8 @@ from rdflib import Dataset, URIRef
 
 from quadfleet.cli import main
 from quadfleet.coordinator.sample import build_sample
-from quadfleet.worker.compression import decompress
-from quadfleet.worker.inputs import input_id, spec
+from quadfleet.worker.output.compression import decompress
+from quadfleet.worker.archive.inputs import input_id, spec
 
 SCHEMA = "http://schema.org/"
 FORMATS = ("html-embedded-jsonld", "html-microdata")

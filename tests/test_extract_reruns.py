@@ -15,7 +15,7 @@ import pytest
 
 from quadfleet.cli import main
 from quadfleet.coordinator.sample import build_sample
-from quadfleet.worker.inputs import spec
+from quadfleet.worker.archive.inputs import spec
 
 ALL_DEFAULT_FORMATS = "html-embedded-jsonld"  # one of the default formats that html-microdata alone lacks
 
@@ -135,10 +135,10 @@ def test_item11_a_local_run_and_a_fleet_prefix_keep_the_same_manifest(tmp_path, 
                                                                      monkeypatch):
     """Issue 14 item 11: `extract --out s3://...` writes the fleet's layout and run manifest, so `enqueue`
     with other settings is refused on a prefix a local run made, and a local run on a prefix enqueue made."""
-    from quadfleet.coordinator.enqueue import open_run as enqueue_open_run
+    from quadfleet.coordinator.queue.enqueue import open_run as enqueue_open_run
     from quadfleet.worker.config import load_config
-    from quadfleet.worker.runs import RunError
-    from quadfleet.worker.s3store import S3Store
+    from quadfleet.worker.output.manifest import RunError
+    from quadfleet.worker.output.s3 import S3Store
 
     monkeypatch.chdir(tmp_path)  # where `--out s3://...` made a folder `s3:` before
     moto_s3.create_bucket(Bucket="results")
@@ -335,12 +335,12 @@ def test_item13_an_interrupted_run_removes_its_scratch_files(tmp_path, archive, 
 def test_item13_scratch_of_a_run_is_live_while_any_of_its_processes_holds_it(tmp_path):
     """Issue 14 item 13: a pool process holds its run's lock, so the run's directory stays while it works,
     even if the process that made it is gone; once no process holds it, the next run removes it."""
-    from quadfleet.worker.scratch import RunScratch, remove_stale
+    from quadfleet.worker.output.scratch import RunScratch, remove_stale
 
     base = tmp_path / ".tmp"
     run = RunScratch(base)
     (run.path / "half-written.nq.gz").write_bytes(b"x")
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom quadfleet.worker.scratch import hold\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom quadfleet.worker.output.scratch import hold\n"
                                "hold(sys.argv[1]); print('held', flush=True); time.sleep(120)", str(run.lock_path)],
                               stdout=subprocess.PIPE, text=True)
     try:
@@ -358,7 +358,7 @@ def test_item13_scratch_of_a_run_is_live_while_any_of_its_processes_holds_it(tmp
 def test_item13_loose_scratch_files_of_earlier_versions_go_once_old(tmp_path):
     """Issue 14 item 13: files straight in OUT/.tmp (versions before per-run directories) are removed once an
     hour old; a fresh one may belong to a run still going and stays."""
-    from quadfleet.worker.scratch import RunScratch
+    from quadfleet.worker.output.scratch import RunScratch
 
     base = tmp_path / ".tmp"
     base.mkdir()

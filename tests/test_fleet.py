@@ -349,3 +349,27 @@ def test_malformed_messages_and_missing_inputs_are_dead_lettered_at_once(fleet):
     assert status["committed"] == "1"
     assert status["failed (last attempt; not committed)"] == "1"
     assert status["rejected messages"] == "2"
+
+
+# -- the accelerators ----------------------------------------------------------------------------------------
+
+def test_a_worker_running_the_python_fallbacks_warns_records_it_and_gives_the_same_quads(fleet, tmp_path):
+    """A fleet instance whose C build failed must not go unseen: its worker says so at start-up, every
+    statistics file it commits records the fallbacks, and the output is what the native code gives."""
+    inputs = upload_corpus(fleet, GOOD[:3])
+    url, dlq = fleet.create_queue("pure")
+    out = "s3://out/pure"
+    fleet.enqueue(url, out, *inputs)
+    worker = fleet.worker(url, idle_exit=3, extra_env={"QUADFLEET_NO_NATIVE": "all"})
+    assert worker.wait(90) == 0, worker.log()
+    log = worker.log()
+    off = "fallback (turned off by QUADFLEET_NO_NATIVE)"
+    assert re.search(r"INFO accelerators: scan " + re.escape(off) + ", blocks ", log), log[-2000:]
+    warning = re.findall(r"WARNING (running Python fallbacks[^\n]*)", log)
+    assert len(warning) == 1 and all(f"{name} (" in warning[0] for name in ("scan", "blocks", "dom", "fastwarc"))
+    for uri in inputs:
+        versions = fleet.json(out, f"stats/{input_id_of(uri)}.json")["versions"]
+        assert versions["accelerators"] == {"scan": off, "blocks": off, "dom": off, "fastwarc": off}
+    native = local_quads(list(inputs.values()), tmp_path / "native", fleet.env)
+    assert native and fleet.quads(out) == native
+    assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)

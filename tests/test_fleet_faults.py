@@ -164,7 +164,7 @@ def test_the_supervisor_replaces_a_child_that_dies(fleet, archives):
 def test_the_supervisor_gives_up_on_a_child_that_keeps_dying(fleet):
     """Item 2: restarts are bounded (RESTARTS_PER_MINUTE per child): a child that keeps dying makes the
     supervisor stop the others and exit non-zero, saying so in one line."""
-    from quadfleet.worker.supervisor import RESTARTS_PER_MINUTE
+    from quadfleet.worker.queue.supervisor import RESTARTS_PER_MINUTE
 
     url, _dlq = fleet.create_queue("dying")
     sup = fleet.worker(url, processes=2, idle_exit=None)

@@ -28,8 +28,8 @@ from pathlib import Path
 import boto3
 import pytest
 from fleet_helpers import FakeImds, Fleet, build_slow_archive, fleet_env, input_id_of, wait_until
-from quadfleet.coordinator import fleet as fleet_mod
-from quadfleet.coordinator.cost import estimate
+from quadfleet.coordinator.fleet import commands as fleet_mod
+from quadfleet.coordinator.fleet.cost import estimate
 
 from quadfleet import __version__
 
@@ -533,7 +533,7 @@ def test_a_stack_in_a_failed_state_is_explained(monkeypatch, capsys, status, say
     from quadfleet import cli
 
     stub = StubCfn(status)
-    monkeypatch.setattr(fleet_mod, "_client", lambda service, region: stub)
+    monkeypatch.setattr(fleet_mod, "fleet_client", lambda service, region: stub)
     assert cli.main(["fleet", "up", "--stack", "qf"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and status in err and says in err, err
@@ -546,7 +546,7 @@ def test_cost_model():
     e = estimate(300, 0.0125)
     assert round(e.vcpu_hours) == 2778 and round(e.compute, 2) == 34.72
     assert 5 < e.requests < 10 and round(e.machine_hours) == 347
-    res = subprocess.run([sys.executable, "-m", "quadfleet.coordinator.cost", "--pages-per-s", "300",
+    res = subprocess.run([sys.executable, "-m", "quadfleet.coordinator.fleet.cost", "--pages-per-s", "300",
                           "--price", "0.0125", "--markdown"], capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode == 0 and "| 300 | 2,778 | 347 | 3.5 | $42 |" in res.stdout, res.stdout
 
@@ -610,7 +610,7 @@ def test_a_stopped_worker_only_drops_the_protection(aws):
 
 
 def test_membership_comes_from_the_metadata_service():
-    from quadfleet.worker import asg
+    from quadfleet.worker.queue import asg
 
     imds = FakeImds()
     try:
@@ -622,7 +622,7 @@ def test_membership_comes_from_the_metadata_service():
         assert asg.discover("off") is None
     finally:
         imds.close()
-    from quadfleet.worker.spot import on_ec2
+    from quadfleet.worker.queue.spot import on_ec2
 
     if not on_ec2():
         assert asg.discover("auto") is None  # off EC2: decided from local files, no request at all

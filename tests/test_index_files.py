@@ -9,12 +9,12 @@ import zlib
 import pytest
 
 from quadfleet.cli import main
-from quadfleet.coordinator.indexes import IndexRecord, read_index
-from quadfleet.coordinator.selection import (MAX_MESSAGE_BYTES, build_selection, make_filters, read_selection,
+from quadfleet.coordinator.index.files import IndexRecord, read_index
+from quadfleet.coordinator.index.selection import (MAX_MESSAGE_BYTES, build_selection, make_filters, read_selection,
                                              resolve)
 from quadfleet.worker.errors import InputError
-from quadfleet.worker.inputs import selection_id
-from quadfleet.worker.messages import WorkItem, parse_message
+from quadfleet.worker.archive.inputs import selection_id
+from quadfleet.worker.queue.messages import WorkItem, parse_message
 
 from conftest import corpus_path
 

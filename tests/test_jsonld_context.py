@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from quadfleet.worker.extractors import jsonld_context
-from quadfleet.worker.extractors.jsonld import block_triples
-from quadfleet.worker.extractors.jsonld_context import (RemoteContextError, full_context, is_schema_org,
+from quadfleet.worker.extractors.jsonld import context as jsonld_context
+from quadfleet.worker.extractors.jsonld.extractor import block_triples
+from quadfleet.worker.extractors.jsonld.context import (RemoteContextError, full_context, is_schema_org,
                                                         reduced_context)
-from quadfleet.worker.extractors.jsonld_repair import InvalidJSON, parse
-from quadfleet.worker.extractors.jsonld_scan import iter_blocks
-from quadfleet.worker.terms import IRI, Literal
+from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse
+from quadfleet.worker.html.blocks import iter_blocks
+from quadfleet.worker.rdf.terms import IRI, Literal
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 BASE = "http://www.example.com/index.html"

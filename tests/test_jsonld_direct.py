@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 import random
 
-from quadfleet.worker.extractors.jsonld_context import expand
-from quadfleet.worker.extractors.jsonld_direct import expand_schema_org
-from quadfleet.worker.extractors.jsonld_repair import InvalidJSON, parse
-from quadfleet.worker.extractors.jsonld_scan import iter_blocks
+from quadfleet.worker.extractors.jsonld.context import expand
+from quadfleet.worker.extractors.jsonld.direct import expand_schema_org
+from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse
+from quadfleet.worker.html.blocks import iter_blocks
 
 from test_prefilter import corpus_pages
 

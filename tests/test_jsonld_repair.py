@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from quadfleet.worker.extractors.jsonld_repair import InvalidJSON, parse, repair
-from quadfleet.worker.extractors.jsonld_scan import iter_blocks
+from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse, repair
+from quadfleet.worker.html.blocks import iter_blocks
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

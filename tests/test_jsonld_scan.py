@@ -5,9 +5,9 @@ import os
 import random
 
 import pytest
-
-from quadfleet.worker.extractors import jsonld_scan
-from quadfleet.worker.extractors.jsonld_scan import is_jsonld_type, iter_blocks, iter_blocks_py, iter_blocks_utf8
+from quadfleet.worker.html import blocks as jsonld_scan
+from quadfleet.worker.html import native
+from quadfleet.worker.html.blocks import is_jsonld_type, iter_blocks, iter_blocks_py, iter_blocks_utf8
 
 # Every test below runs on both scans: the C one (when built) and the Python one it must equal.
 SCANS = ["c", "python"]
@@ -15,8 +15,8 @@ SCANS = ["c", "python"]
 
 @pytest.fixture(autouse=True, params=SCANS)
 def scan_impl(request, monkeypatch):
-    if request.param == "c" and not jsonld_scan.c_scan_built():
-        pytest.skip("quadfleet.worker._blocks is not built (no C compiler at install time)")
+    if request.param == "c" and not native.BLOCKS.active:
+        pytest.skip("quadfleet.worker.html._blocks is not built (no C compiler at install time)")
     if request.param == "python":
         monkeypatch.setattr(jsonld_scan, "_blocks_c", None)
         monkeypatch.setattr(jsonld_scan, "_blocks_utf8", None)
@@ -42,7 +42,7 @@ def test_c_scan_is_built():
     """CI has a compiler: the fast scan must be there (a silent fallback would cost an eighth of the time)."""
     if not os.environ.get("CI"):
         pytest.skip("checked under CI only")
-    from quadfleet.worker import _blocks  # noqa: F401
+    from quadfleet.worker.html import _blocks  # noqa: F401
 
 
 # Names as Python's re.IGNORECASE matches them (U+0130/U+0131 for i, U+017F for s), str.isspace()

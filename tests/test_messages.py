@@ -7,8 +7,8 @@ import pytest
 
 from quadfleet.worker.config import load_config
 from quadfleet.worker.errors import ConfigError
-from quadfleet.worker.inputs import spec
-from quadfleet.worker.messages import MalformedMessage, WorkItem, parse_message
+from quadfleet.worker.archive.inputs import spec
+from quadfleet.worker.queue.messages import MalformedMessage, WorkItem, parse_message
 
 URL = "s3://commoncrawl/crawl-data/CC-MAIN-2024-22/segments/1/warc/CC-MAIN-1-00000.warc.gz"
 
@@ -57,7 +57,7 @@ def test_queue_settings_are_validated(tmp_path):
 
 
 def selection_doc() -> dict:
-    from quadfleet.worker.inputs import selection_spec
+    from quadfleet.worker.archive.inputs import selection_spec
 
     item = selection_spec(URL, [(500, 20, "https://b.example/"), (10, 30, "https://a.example/")])
     return json.loads(WorkItem("run-1", item, "s3://out/prefix").body())

@@ -12,9 +12,9 @@ from lxml import etree, html as lxml_html
 from mf_helpers import ICAL, MF_FORMATS, V, XFN, graph, graphs, run, strs, the
 from quadfleet.worker.config import load_config
 from quadfleet.worker.extractors import EXTRACTORS
-from quadfleet.worker.extractors.mf_common import combine_datetime, mf_doc, normalise_time, norm
-from quadfleet.worker.page import Page
-from quadfleet.worker.pagequads import extract_page, prefilter
+from quadfleet.worker.extractors.microformats.common import combine_datetime, mf_doc, normalise_time, norm
+from quadfleet.worker.html.page import Page
+from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
 
 
 def test_text_values_collapse_white_space():

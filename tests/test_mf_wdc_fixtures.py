@@ -18,7 +18,7 @@ from rdflib.compare import graph_diff, isomorphic, to_isomorphic
 
 from conftest import corpus_path
 from mf_helpers import HR, MF_FORMATS, RDF, V, graphs, run
-from quadfleet.worker.extractors.mf_common import norm
+from quadfleet.worker.extractors.microformats.common import norm
 
 BASE = "http://www.test.de"
 FIXTURES = ("example-mf-geo", "example-mf-hadr", "example-mf-hcalendar", "example-mf-hlisting",

@@ -7,11 +7,11 @@ import sys
 import pytest
 from conftest import corpus_path
 
-from quadfleet.worker.extractors import microdata
-from quadfleet.worker.extractors.microdata import EXTRACTOR, extract
-from quadfleet.worker.page import Page
-from quadfleet.worker.pagequads import extract_page
-from quadfleet.worker.terms import BNode, IRI, Literal, RDF_TYPE, XSD
+from quadfleet.worker.extractors.microdata import extractor as microdata
+from quadfleet.worker.extractors.microdata.extractor import EXTRACTOR, extract
+from quadfleet.worker.html.page import Page
+from quadfleet.worker.pipeline.pagequads import extract_page
+from quadfleet.worker.rdf.terms import BNode, IRI, Literal, RDF_TYPE, XSD
 
 BASE = "http://example.com/dir/page.html"
 S = "http://schema.org/"

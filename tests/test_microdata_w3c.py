@@ -17,7 +17,7 @@ rdflib = pytest.importorskip("rdflib")
 from rdflib.compare import graph_diff, isomorphic, to_isomorphic  # noqa: E402
 
 from quadfleet.cli import main  # noqa: E402
-from quadfleet.worker.extractors import microdata  # noqa: E402
+from quadfleet.worker.extractors.microdata import extractor as microdata  # noqa: E402
 
 BASE = "https://w3c.github.io/microdata-rdf/tests/"
 MIN_PASS_RATE = 0.95

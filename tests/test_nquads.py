@@ -5,8 +5,8 @@ import random
 
 from rdflib import Dataset
 
-from quadfleet.worker.nquads import Serializer, bnode_prefix, iri, lang_tag, literal
-from quadfleet.worker.terms import BNode, IRI, Literal, RDF_TYPE
+from quadfleet.worker.rdf.nquads import Serializer, bnode_prefix, iri, lang_tag, literal
+from quadfleet.worker.rdf.terms import BNode, IRI, Literal, RDF_TYPE
 
 G = "<http://example.com/page>"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from quadfleet.worker.config import load_config
-from quadfleet.worker.page import Page
-from quadfleet.worker.pagequads import extract_page, prefilter
+from quadfleet.worker.html.page import Page
+from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
 
 from conftest import corpus_archive_pages, corpus_path
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from quadfleet.cli import main
-from quadfleet.worker.compression import find_nquads, iter_lines
-from quadfleet.worker.inputs import selection_spec
-from quadfleet.worker.outputs import read_page_index
-from quadfleet.worker.ranges import COALESCE_GAP, MAX_SPAN, SelectionReader, inflate_record, plan_spans, record_url
+from quadfleet.worker.output.compression import find_nquads, iter_lines
+from quadfleet.worker.archive.inputs import selection_spec
+from quadfleet.worker.output.layout import read_page_index
+from quadfleet.worker.archive.ranges import COALESCE_GAP, MAX_SPAN, SelectionReader, inflate_record, plan_spans, record_url
 
 from conftest import corpus_path
 

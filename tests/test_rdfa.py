@@ -11,11 +11,11 @@ import pytest
 from conftest import corpus_path
 
 from quadfleet.cli import main
-from quadfleet.worker.extractors import rdfa
-from quadfleet.worker.extractors.rdfa import EXTRACTOR, extract
-from quadfleet.worker.page import Page
-from quadfleet.worker.pagequads import extract_page, prefilter
-from quadfleet.worker.terms import BNode, IRI, Literal, RDF_TYPE
+from quadfleet.worker.extractors.rdfa import extractor as rdfa
+from quadfleet.worker.extractors.rdfa.extractor import EXTRACTOR, extract
+from quadfleet.worker.html.page import Page
+from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
+from quadfleet.worker.rdf.terms import BNode, IRI, Literal, RDF_TYPE
 
 BASE = "http://example.com/dir/page.html"
 S = "http://schema.org/"
@@ -321,11 +321,11 @@ OG_PAGE = page('<p>text</p><a rel="nofollow" href="/x">x</a>',
 
 def test_fast_path_matches_the_full_walk(monkeypatch):
     calls = []
-    real_fast = rdfa._fast
-    monkeypatch.setattr(rdfa, "_fast", lambda doc, bearing: calls.append(1) or real_fast(doc, bearing))
+    real_fast = rdfa.fast_triples
+    monkeypatch.setattr(rdfa, "fast_triples", lambda doc, bearing: calls.append(1) or real_fast(doc, bearing))
     fast = triples(OG_PAGE)
     assert calls and fast
-    monkeypatch.setattr(rdfa, "_fast", lambda doc, bearing: False)
+    monkeypatch.setattr(rdfa, "fast_triples", lambda doc, bearing: False)
     assert triples(OG_PAGE) == fast
     assert (IRI(BASE), IRI(OG + "title"), Literal("Title", "en")) in fast
     assert (IRI(BASE), IRI(OG + "locale"), Literal("fr", "fr")) in fast
@@ -353,7 +353,7 @@ def test_fast_path_matches_the_full_walk_on_random_heads(monkeypatch):
     import random
 
     rng = random.Random(17)
-    real_fast = rdfa._fast
+    real_fast = rdfa.fast_triples
     taken = []
 
     def counted(doc, bearing):
@@ -363,9 +363,9 @@ def test_fast_path_matches_the_full_walk_on_random_heads(monkeypatch):
 
     for _ in range(2500):
         html = "".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randint(1, 15)))
-        monkeypatch.setattr(rdfa, "_fast", counted)
+        monkeypatch.setattr(rdfa, "fast_triples", counted)
         fast = set(triples(html))
-        monkeypatch.setattr(rdfa, "_fast", lambda doc, bearing: False)
+        monkeypatch.setattr(rdfa, "fast_triples", lambda doc, bearing: False)
         assert set(triples(html)) == fast, html
     assert sum(taken) > 1000, sum(taken)  # the fast path was taken, not only asked
 
@@ -378,7 +378,7 @@ def test_fast_path_matches_the_full_walk_on_random_heads(monkeypatch):
 def test_head_markup_off_the_fast_path_is_still_right(extra, monkeypatch):
     html = OG_PAGE.replace("</head>", extra + "</head>")
     got = triples(html)
-    monkeypatch.setattr(rdfa, "_fast", lambda doc, bearing: False)
+    monkeypatch.setattr(rdfa, "fast_triples", lambda doc, bearing: False)
     assert got == triples(html)
 
 

@@ -7,7 +7,7 @@ The oracle is pyRdfa called as its documentation says for HTML (``media_type="te
 language), with
 
 - **the same initial context**: pyRdfa's table plus the undeclared social prefixes of
-  :mod:`quadfleet.worker.extractors.rdfa_context` (as extruct adds them); a test checks that our core table
+  :mod:`quadfleet.worker.extractors.rdfa.context` (as extruct adds them); a test checks that our core table
   *is* pyRdfa's;
 - **the same input**: the page text as quadfleet decodes it, parsed by html5lib as pyRdfa does (so a charset
   guess cannot make a difference that is not about RDFa), and the page URL as base;
@@ -51,11 +51,11 @@ pyRdfa_module = pytest.importorskip("pyRdfa")
 from rdflib.compare import graph_diff, isomorphic, to_isomorphic  # noqa: E402
 
 from quadfleet.worker.config import load_config  # noqa: E402
-from quadfleet.worker.extractors.rdfa_context import CORE_PREFIXES, INITIAL_TERMS, UNDECLARED_PREFIXES  # noqa: E402
-from quadfleet.worker.nquads import Serializer, bnode_prefix, iri  # noqa: E402
-from quadfleet.worker.page import Page  # noqa: E402
-from quadfleet.worker.pagequads import extract_page, prefilter  # noqa: E402
-from quadfleet.worker.terms import BNode, IRI, Literal  # noqa: E402
+from quadfleet.worker.extractors.rdfa.context import CORE_PREFIXES, INITIAL_TERMS, UNDECLARED_PREFIXES  # noqa: E402
+from quadfleet.worker.rdf.nquads import Serializer, bnode_prefix, iri  # noqa: E402
+from quadfleet.worker.html.page import Page  # noqa: E402
+from quadfleet.worker.pipeline.pagequads import extract_page, prefilter  # noqa: E402
+from quadfleet.worker.rdf.terms import BNode, IRI, Literal  # noqa: E402
 
 MIN_AGREEMENT = 0.95
 CORE_CONTEXT = "http://www.w3.org/2011/rdfa-context/rdfa-1.1"

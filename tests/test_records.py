@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from quadfleet.worker.errors import ArchiveError
-from quadfleet.worker.records import iter_pages
+from quadfleet.worker.archive.records import iter_pages
 
 from conftest import corpus_path
 

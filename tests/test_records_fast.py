@@ -1,4 +1,4 @@
-"""The FastWARC reader (worker/records_fast.py) gives exactly warcio's pages, counts and errors.
+"""The FastWARC reader (worker/archive/fastwarc_reader.py) gives exactly warcio's pages, counts and errors.
 
 ``iter_pages(..., fast=False)`` is warcio alone, the reference (tests/test_records.py and the golden test
 check it against the corpus). Here both readers read the same bytes and must agree page by page (every
@@ -12,19 +12,16 @@ import gzip
 import io
 import itertools
 import random
-import sys
 import time
 from collections import Counter
 
 import pytest
+from conftest import corpus_path
+from quadfleet.worker.archive import fastwarc_reader as records_fast
+from quadfleet.worker.archive.records import iter_pages
+from quadfleet.worker.errors import ArchiveError
 from warcio.statusandheaders import StatusAndHeaders, StatusAndHeadersParser
 from warcio.warcwriter import WARCWriter
-
-from quadfleet.worker import records_fast
-from quadfleet.worker.errors import ArchiveError
-from quadfleet.worker.records import iter_pages
-
-from conftest import corpus_path
 
 SETS = ("warc-commoncrawl", "warc-real-misc", "pywb-sample-archive/warcs")
 LIMIT = 10_000_000
@@ -93,9 +90,8 @@ def test_common_crawl_archives_take_the_fast_path():
 
 def test_single_records_read_alike():
     """ranges.py hands each inflated record alone (whole_file=False)."""
+    from quadfleet.worker.archive.ranges import inflate_record
     from warcio.archiveiterator import ArchiveIterator
-
-    from quadfleet.worker.ranges import inflate_record
     data = corpus_path("warc-commoncrawl", "resiliparse-CC-MAIN-2020-34-sample.warc.gz").read_bytes()
     it = ArchiveIterator(io.BytesIO(data))
     spans = [(it.get_record_offset(), it.get_record_length()) for _ in it]
@@ -346,9 +342,11 @@ def test_streams_that_trickle_or_fail_read_alike():
 
 
 def test_without_fastwarc_warcio_reads(monkeypatch):
-    import quadfleet.worker
-    monkeypatch.setitem(sys.modules, "quadfleet.worker.records_fast", None)  # as if fastwarc were missing
-    monkeypatch.delattr(quadfleet.worker, "records_fast")
+    from quadfleet.worker.archive import records
+    from quadfleet.worker.html.native import Accelerator
+
+    # as the loader finds it where FastWARC is not installed (or QUADFLEET_NO_NATIVE=fastwarc)
+    monkeypatch.setattr(records, "FASTWARC", Accelerator("fastwarc", "", None, "not installed"))
     pages, counts, error, trace = read(io.BytesIO(warc(True)), True)
     assert not error and len(pages) == 6 and trace["warcio-records"] == 11 and not trace["fast-records"]
 

@@ -11,7 +11,7 @@ import pytest
 
 from quadfleet.cli import main
 from quadfleet.coordinator.sample import build_sample
-from quadfleet.worker.inputs import spec
+from quadfleet.worker.archive.inputs import spec
 
 
 @pytest.fixture
@@ -105,8 +105,8 @@ class _DroppingHandler(http.server.BaseHTTPRequestHandler):
 
 def test_a_dropped_connection_resumes_with_a_range_request(tmp_path):
     from quadfleet.worker.config import load_config
-    from quadfleet.worker.outputs import LocalStore
-    from quadfleet.worker.process import process_input
+    from quadfleet.worker.output.layout import LocalStore
+    from quadfleet.worker.pipeline.process import process_input
 
     archive = build_sample(tmp_path / "s.warc.gz")
     _DroppingHandler.data = archive.read_bytes()

@@ -10,7 +10,7 @@ import pytest
 
 from quadfleet.cli import main
 
-BAR_COLOURS = ((0x3B, 0x6E, 0xA8), (0xE0, 0x8A, 0x2C))  # coordinator/report_charts.py _BAR, _BAR2
+BAR_COLOURS = ((0x3B, 0x6E, 0xA8), (0xE0, 0x8A, 0x2C))  # coordinator/report/charts.py _BAR, _BAR2
 
 
 def chromium() -> str:

@@ -17,10 +17,10 @@ from rdflib import Dataset, URIRef
 from warcio.archiveiterator import ArchiveIterator
 
 from quadfleet.cli import main
-from quadfleet.coordinator.crawlstats import Partial
-from quadfleet.worker.compression import find_nquads, read_lines
-from quadfleet.worker.domains import pld
-from quadfleet.worker.outputs import PAGE_INDEX_COLUMNS, read_page_index
+from quadfleet.coordinator.report.stats import Partial
+from quadfleet.worker.output.compression import find_nquads, read_lines
+from quadfleet.worker.pipeline.domains import pld
+from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS, read_page_index
 
 from conftest import corpus_path
 
@@ -289,7 +289,7 @@ def test_stats_refuses_a_directory_without_a_run(tmp_path, capsys):
 
 
 def test_sketches_take_over_above_the_exact_limit(run, tmp_path, monkeypatch):
-    from quadfleet.coordinator import crawlstats
+    from quadfleet.coordinator.report import stats as crawlstats
 
     monkeypatch.setattr(crawlstats, "EXACT_LIMIT", 5)
     assert main(["stats", str(run), "--quiet", "--processes", "1", "--report", str(tmp_path)]) == 0

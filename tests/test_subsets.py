@@ -1,4 +1,4 @@
-"""Schema.org class subsets written during extraction (worker/subsets.py).
+"""Schema.org class subsets written during extraction (worker/output/subsets.py).
 
 Over the corpus archives and a WARC of real-pages, each configured class's ``page``-mode subset equals what
 Web Data Commons' rule gives when this test applies it itself to quadfleet's own per-format N-Quads: lines
@@ -25,11 +25,11 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from quadfleet.cli import main
-from quadfleet.coordinator.subsetstats import canonical_classes
-from quadfleet.worker.compression import find_nquads, nq_stem, read_lines
-from quadfleet.worker.domains import pld
-from quadfleet.worker.outputs import read_page_index
-from quadfleet.worker.stats import FileStats
+from quadfleet.coordinator.report.classes import canonical_classes
+from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
+from quadfleet.worker.pipeline.domains import pld
+from quadfleet.worker.output.layout import read_page_index
+from quadfleet.worker.output.stats import FileStats
 
 from conftest import REPO, build_real_pages_warc, corpus_archives
 

@@ -6,7 +6,7 @@ sites drawn from a heavy-tailed distribution (subdomains and multi-label public 
 by page into the files the worker writes (``subsets/<Class>/<id>.nq.gz`` or ``.nq.zst``), some of them for
 inputs that never committed. Every expectation is recomputed here from those files, with this file's own
 parsing and its own reading of the schema.org hierarchy; only the PLD rule is the project's
-(``quadfleet.worker.domains.pld``), as the issue asks.
+(``quadfleet.worker.pipeline.domains.pld``), as the issue asks.
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ import pytest
 import zstandard
 
 from quadfleet.cli import main
-from quadfleet.coordinator.subsets_merge import MergeOptions
-from quadfleet.coordinator.subsets_run import run_subsets
-from quadfleet.worker.domains import pld
+from quadfleet.coordinator.subsets.merge import MergeOptions
+from quadfleet.coordinator.subsets.run import run_subsets
+from quadfleet.worker.pipeline.domains import pld
 
 from conftest import corpus_archive_pages, corpus_path
 
@@ -51,8 +51,8 @@ CLI = [sys.executable, "-m", "quadfleet.cli"]
 def _corpus_pages():
     """(url, N-Quads lines) of every corpus page with microdata or JSON-LD, extracted by quadfleet."""
     from quadfleet.worker.config import load_config
-    from quadfleet.worker.page import Page
-    from quadfleet.worker.pagequads import extract_page
+    from quadfleet.worker.html.page import Page
+    from quadfleet.worker.pipeline.pagequads import extract_page
 
     extractors = load_config(None, formats=["html-embedded-jsonld", "html-microdata"]).extractors()
     root = corpus_path("real-pages")

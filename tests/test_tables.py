@@ -22,9 +22,9 @@ from rdflib import BNode, Literal
 from rdflib.plugins.parsers.ntriples import W3CNTriplesParser
 
 from quadfleet.cli import main
-from quadfleet.worker.compression import find_nquads, nq_stem, read_lines
-from quadfleet.worker.domains import pld
-from quadfleet.worker.outputs import read_page_index
+from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
+from quadfleet.worker.pipeline.domains import pld
+from quadfleet.worker.output.layout import read_page_index
 
 from conftest import REPO, build_real_pages_warc, corpus_path
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from urllib.parse import urljoin
 
-from quadfleet.worker import urljoin as remembered
+from quadfleet.worker.html import urljoin as remembered
 
 BASES = ["http://a.com/x/y?q#f", "https://b.org/", "HTTP://C.com/a/../b", "ftp://f.net/p", "mailto:x@y",
          "urn:isbn:1", "https://[::1]:8/a", "file:///tmp/x", "http:", "javascript:void(0)", "HtTpS://x",

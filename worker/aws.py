@@ -2,7 +2,7 @@
 botocore's adaptive retries for throttling, and ``AWS_ENDPOINT_URL`` honoured (botocore reads it), so tests
 point everything at a moto server without hooks in our code. Credentials are never stored or logged.
 
-The command line's ``--profile``, ``--region`` and ``--endpoint-url`` (``quadfleet.cli_parser``) act as
+The command line's ``--profile``, ``--region`` and ``--endpoint-url`` (``quadfleet.cli.parser``) act as
 the aws CLI's do: an option beats its environment variable, which beats the profile's configuration.
 :func:`aws_settings` puts them in the environment for the command's duration, so that every client made
 here, in the command's process and in the worker processes it starts, uses them.

@@ -21,7 +21,7 @@ except ModuleNotFoundError:  # Python 3.10
 from .errors import ConfigError
 
 _TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "limits", "output", "subsets", "queue", "worker"}
-_TABLE_KEYS = {"limits": {"max_page_bytes", "page_seconds", "max_elements"},
+TABLE_KEYS = {"limits": {"max_page_bytes", "page_seconds", "max_elements"},
                "output": {"compresslevel", "compression", "zstd_level", "table"},
                "subsets": {"classes", "mode"},
                "queue": {"visibility_timeout", "max_receive_count", "wait_time_seconds", "retry_delay"},
@@ -40,7 +40,7 @@ class QueueSettings:
 class WorkerSettings:
     spot_endpoint: str = "auto"
     spot_poll_interval: float = 5.0
-    autoscaling: str = "auto"  # scale-in protection and leaving the group (quadfleet.worker.asg)
+    autoscaling: str = "auto"  # scale-in protection and leaving the group (quadfleet.worker.queue.asg)
     allow_http: bool = False  # queue messages may name http:// inputs (else only s3:// and https://)
 
 
@@ -116,7 +116,7 @@ def _merge(base: dict, over: dict, where: str) -> dict:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(_TOP_KEYS))})")
     merged = dict(base)
     for key, value in over.items():
-        if key in _TABLE_KEYS:
+        if key in TABLE_KEYS:
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: [{key}] must be a table")
             merged[key] = {**base.get(key, {}), **value}
@@ -142,7 +142,7 @@ def _validate(raw: dict, where: str) -> Config:
     for key in ("keep_all_predicates", "prefilter"):
         if not isinstance(raw.get(key), bool):
             raise bad(key, f"must be true or false, not {raw.get(key)!r}")
-    for table, keys in _TABLE_KEYS.items():
+    for table, keys in TABLE_KEYS.items():
         for key in raw.get(table, {}):
             if key not in keys:
                 raise bad(f"{table}.{key}", f"unknown key (known: {', '.join(sorted(keys))})")
@@ -212,7 +212,7 @@ def _validate_subsets(sub: dict, bad) -> dict:
         raise bad("subsets.classes", 'must be a list of schema.org class names (e.g. ["Product", "Event"]), '
                                      "or [] for no subsets")
     if classes:
-        from .schemaorg import VocabularyUnavailable, class_names, local_name
+        from .rdf.schemaorg import VocabularyUnavailable, class_names, local_name
 
         try:
             known = class_names()

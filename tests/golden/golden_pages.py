@@ -6,7 +6,7 @@ Inputs, each under a stable key (its path relative to the corpus root):
 
 * every WARC/ARC file of ``warc-commoncrawl``, ``warc-real-misc`` and ``pywb-sample-archive/warcs`` (any
   name holding ``.warc`` or ``.arc``, as ``conftest.corpus_archive_pages``), run whole through
-  ``quadfleet.worker.process.extract_input`` as ``quadfleet extract`` runs one input, so the archive
+  ``quadfleet.worker.pipeline.process.extract_input`` as ``quadfleet extract`` runs one input, so the archive
   reader and the writers are covered; with its reading statistics (``read_stats``), or, for an archive
   the reader refuses, the error's class and kind instead;
 * every page of ``real-pages`` (its PROVENANCE.tsv URL, record id = its file name, text/html);
@@ -84,7 +84,7 @@ def archive_files(corpus: Path) -> list[tuple[str, Path]]:
 
 def html_pages(corpus: Path) -> Iterator[tuple[str, "Page"]]:
     """(key, fresh Page) for every page run one by one; a new Page each call (Pages cache what they parse)."""
-    from quadfleet.worker.page import Page
+    from quadfleet.worker.html.page import Page
 
     with open(corpus / "real-pages" / "PROVENANCE.tsv", newline="", encoding="utf-8") as fh:
         rows = sorted(csv.DictReader(fh, delimiter="\t"), key=lambda r: r["file"])
@@ -196,10 +196,10 @@ def run_archive(path: Path, prefilter: bool, scratch: Path) -> dict:
     """{"quads": {format: normalised lines}, "stats": read_stats} or {"error": kind, "message": text}."""
     from quadfleet.worker.config import load_config
     from quadfleet.worker.errors import QuadfleetError
-    from quadfleet.worker.inputs import spec as input_spec
-    from quadfleet.worker.compression import decompress
-    from quadfleet.worker.outputs import FormatWriters
-    from quadfleet.worker.process import extract_input
+    from quadfleet.worker.archive.inputs import spec as input_spec
+    from quadfleet.worker.output.compression import decompress
+    from quadfleet.worker.output.layout import FormatWriters
+    from quadfleet.worker.pipeline.process import extract_input
 
     config = load_config(prefilter=prefilter)
     spec = input_spec(str(path))
@@ -218,7 +218,7 @@ def run_archive(path: Path, prefilter: bool, scratch: Path) -> dict:
 
 def run_page(page, extractors, prefilter: bool) -> dict:
     """{"quads": {format: normalised lines}, "errors": {format: exception class}} (formats with some)."""
-    from quadfleet.worker.pagequads import extract_page
+    from quadfleet.worker.pipeline.pagequads import extract_page
 
     if prefilter:
         results = extract_page(page, extractors)

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from .base import Extractor
-from . import jsonld, microdata, rdfa
-from . import (mf_adr, mf_geo, mf_hcalendar, mf_hcard, mf_hlisting, mf_hrecipe, mf_hresume, mf_hreview,
-               mf_species, mf_xfn)
+from .jsonld import extractor as jsonld
+from .microdata import extractor as microdata
+from .rdfa import extractor as rdfa
+from .microformats import adr as mf_adr, geo as mf_geo, hcalendar as mf_hcalendar, hcard as mf_hcard, hlisting as mf_hlisting, hrecipe as mf_hrecipe, hresume as mf_hresume, hreview as mf_hreview, species as mf_species, xfn as mf_xfn
 
 EXTRACTORS: dict[str, Extractor] = {e.id: e for e in (jsonld.EXTRACTOR, microdata.EXTRACTOR, rdfa.EXTRACTOR)}
 # Classic microformats, as Apache Any23 / Web Data Commons map them (share blank-node labels per page).

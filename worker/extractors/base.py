@@ -1,25 +1,26 @@
 """What an extractor is: an id, a test on the page's markup evidence, and a function from a Page to triples.
 
-New formats (RDFa, microformats) plug in by adding a module with one ``EXTRACTOR`` and listing it in
-:mod:`quadfleet.worker.extractors`; the pipeline never names a format.
+A format is a subpackage of :mod:`quadfleet.worker.extractors` (``jsonld/``, ``microdata/``, ``rdfa/``,
+``microformats/``) whose module defines one ``EXTRACTOR``; listing it in the registry
+(:mod:`quadfleet.worker.extractors`) is all the pipeline needs: it never names a format.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ..evidence import Evidence
-from ..page import Page
+from ..html.evidence import Evidence
+from ..html.page import Page
 
 
 @dataclass(frozen=True)
 class Extractor:
     id: str
-    # Yields (subject, predicate, object) triples of quadfleet.worker.terms. May raise: the pipeline
+    # Yields (subject, predicate, object) triples of quadfleet.worker.rdf.terms. May raise: the pipeline
     # counts the exception and drops this format's output for this page only. Survivable problems inside
     # a page (one bad JSON-LD block) are counted in page.events and the rest goes on.
     extract: Callable[[Page], Iterable[tuple]]
-    # The prefilter's test: whether the page's markup evidence (quadfleet.worker.evidence) allows a triple.
+    # The prefilter's test: whether the page's markup evidence (quadfleet.worker.html.evidence) allows a triple.
     # It must be a necessary condition (recall 100%): cheap, not precise. None: the page has a class token
     # of ``classes`` (the microformats' root classes).
     fires: Callable[[Evidence], bool] | None = None

@@ -1,0 +1,221 @@
+"""The crawl report's text: the document (headings, paragraphs, tables, images) built from the summary, and its
+two renderings, ``index.md`` and a static ``index.html`` (tables and ``<img>`` tags, no JavaScript).
+
+Apart from :mod:`.write` (which decides what goes in and writes the files) and :mod:`.charts`.
+"""
+from __future__ import annotations
+
+import html
+import io
+
+from ..screen import noun, plural
+from .charts import est, num, size
+
+
+# A document = a list of blocks, rendered to Markdown and to HTML alike:
+# ("h", level, text) | ("p", text) | ("table", header, rows, numeric columns) | ("img", path, alt)
+
+def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
+    o = s["overview"]
+    d = s["distinct_counts"]
+    doc: list = [("h", 1, "Structured data in the crawl")]
+    how = ("Distinct counts are exact." if d["method"] == "exact" else
+           f"Distinct counts are HyperLogLog estimates (DataSketches, lg_k={d['lg_k']}) shown as "
+           f"≈estimate [lower – upper], bounds at {d['std_devs']} standard deviations (about 95 %); "
+           "top PLDs come from frequent-items sketches, with their bounds.")
+    psl = ", ".join(f"{v} ({plural(n, 'input')})" for v, n in s["psl"].items()) or "none"
+    doc.append(("p", f"Source: {s['source']} · generated {s['generated']} · {how} "
+                     f"PLDs from the Public Suffix List snapshot {psl}."))
+    doc.append(("h", 2, "Overview"))
+    rows = [
+        ("archives", num(o["archives"])),
+        ("archive bytes", size(o["bytes"])),
+        ("HTML pages", num(o["html_pages"])),
+        ("pages that passed the prefilter", num(o["pages_parsed"])),
+        ("pages with triples", num(o["pages_with_triples"])),
+        ("hosts", est(o["hosts"], o["hosts_bounds"])),
+        ("hosts with triples", est(o["hosts_with_triples"], o["hosts_with_triples_bounds"])),
+        ("pay-level domains (PLDs)", est(o["plds"], o["plds_bounds"])),
+        ("PLDs with triples", est(o["plds_with_triples"], o["plds_with_triples_bounds"])),
+        ("typed entities", num(o["typed_entities"])),
+        ("triples", num(o["triples"])),
+        ("extracted data (compressed N-Quads)", size(o["extracted_bytes"])),
+        ("machine hours (sum of per-input process time)", f"{o['machine_hours']:,.2f}"),
+        ("pages/s per process", num(o["pages_per_second"])),
+        ("pages/s, first start to last finish",
+         num(o["pages_per_second_wall"]) if o["wall_seconds"] else "– (under a second)"),
+        ("failed inputs", num(o["failed_inputs"])),
+    ]
+    doc.append(("table", ["", "value"], rows, {1}))
+    if o.get("inputs_without_pld_stats"):
+        n = o["inputs_without_pld_stats"]
+        doc.append(("p", f"{plural(n, 'input')} {'was' if n == 1 else 'were'} extracted by a version that did not "
+                         "count PLDs: their domains and classes per PLD are missing; extract them again to count them."))
+    doc.append(("img", images["overview"], "Pages and domains"))
+
+    doc.append(("h", 2, "Formats"))
+    doc.append(("p", "Pages and PLDs with at least one triple of the format; typed entities are distinct "
+                     "subjects with an rdf:type, per page."))
+    rows = []
+    for fmt, f in s["formats"].items():
+        rows.append((fmt, num(f["pages"]), est(f["plds"], f["plds_bounds"]), num(f["typed_entities"]),
+                     num(f["triples"]), num(f["triples_per_page"]), num(f["triples_per_pld"]),
+                     size(f["extracted_bytes"])))
+    doc.append(("table", ["format", "pages", "PLDs", "typed entities", "triples", "triples / page",
+                          "triples / PLD", "extracted"], rows, {1, 2, 3, 4, 5, 6, 7}))
+    if "formats" in images:
+        doc.append(("img", images["formats"], "Per format"))
+
+    if s["top_plds"]["by_triples"]:
+        doc.append(("h", 2, "Top PLDs, all formats"))
+        doc += _pld_tables(s["top_plds"])
+        doc.append(("img", images["plds"], "Top PLDs"))
+
+    if s.get("subsets"):
+        doc.append(("h", 2, "Schema.org class subsets"))
+        doc.append(("p", "subsets/<Class>/: per configured class, the pages with a microdata or JSON-LD entity of "
+                         "the class or a subclass, those entities, the quads written and the PLDs of the pages."))
+        doc.append(("table", ["class", "pages", "entities", "quads", "PLDs"],
+                    [(r["class"], num(r["pages"]), num(r["entities"]), num(r["quads"]),
+                      est(r["plds"], r["plds_bounds"])) for r in s["subsets"]], {1, 2, 3, 4}))
+
+    for fmt, f in s["formats"].items():
+        by_e, by_p = ranked[fmt]
+        if not (by_e or pairs[fmt] or s["top_plds_by_format"][fmt]["by_triples"]):
+            continue
+        doc.append(("h", 2, f"{fmt}"))
+        doc.append(("p", f"{plural(f['pages'], 'page')}, {est(f['plds'], f['plds_bounds'])} "
+                         f"{noun(f['plds'], 'PLD')}, {plural(f['classes'], 'class', 'classes')}."))
+        if f"classes-{fmt}" in images:
+            doc.append(("img", images[f"classes-{fmt}"], f"{fmt} classes"))
+        if by_e:
+            doc.append(("h", 3, "Top classes by entities"))
+            doc.append(("table", ["class", "entities", "PLDs"],
+                        [(r["class"], num(r["entities"]), est(r["plds"], r["plds_bounds"])) for r in by_e], {1, 2}))
+            doc.append(("h", 3, "Top classes by PLDs"))
+            doc.append(("table", ["class", "PLDs", "entities"],
+                        [(r["class"], est(r["plds"], r["plds_bounds"]), num(r["entities"])) for r in by_p], {1, 2}))
+        if pairs[fmt]:
+            doc.append(("h", 3, "Top class/property pairs by entities"))
+            doc.append(("table", ["class", "property", "entities"],
+                        [(r["class"], r["property"], num(r["entities"])) for r in pairs[fmt]], {2}))
+        if s["top_plds_by_format"][fmt]["by_triples"]:
+            doc += _pld_tables(s["top_plds_by_format"][fmt], level=3)
+            doc.append(("img", images[f"plds-{fmt}"], f"{fmt} top PLDs"))
+
+    e = s["errors"]
+    doc.append(("h", 2, "Errors"))
+    if e["by_kind"]:
+        doc.append(("p", "Problems counted while reading (pages, blocks or triples skipped; the archives were "
+                         "read on)."))
+        doc.append(("table", ["kind", "count"], [(k, num(v)) for k, v in list(e["by_kind"].items())[:50]], {1}))
+        doc.append(("img", images["errors"], "Problems by kind"))
+    else:
+        doc.append(("p", "No problems counted."))
+    if e["failed_inputs"]:
+        shown = e["failed_inputs"][:200]
+        more = f" (first {len(shown)} shown; all in summary.json)" if e["failed_count"] > len(shown) else ""
+        doc.append(("h", 3, f"Inputs that failed: {e['failed_count']:,}{more}"))
+        doc.append(("table", ["input", "reason", "attempt", "time"],
+                    [(r["input"] or r["input_id"], r["reason"], str(r["attempt"] or ""), r["time"]) for r in shown],
+                    set()))
+    else:
+        doc.append(("p", "No input failed."))
+    if e["unreadable_stats"]:
+        doc.append(("h", 3, "Committed inputs whose statistics could not be read"))
+        doc.append(("table", ["input id", "reason"], [(r["input_id"], r["reason"]) for r in e["unreadable_stats"]],
+                    set()))
+    doc.append(("p", "Full tables: classes.csv, class_properties.csv and subsets.csv; everything above: "
+                     "summary.json. Schema.org classes are counted as one whether pages wrote http or https."))
+    return doc
+
+
+def _pld_tables(tops: dict, level: int = 3) -> list:
+    return [("h", level, "Top PLDs by triples"),
+            ("table", ["PLD", "triples", "pages"],
+             [(r["pld"], est(r["triples"], r["triples_bounds"]), est(r["pages"], r["pages_bounds"]))
+              for r in tops["by_triples"]], {1, 2}),
+            ("h", level, "Top PLDs by pages with triples"),
+            ("table", ["PLD", "pages", "triples"],
+             [(r["pld"], est(r["pages"], r["pages_bounds"]), est(r["triples"], r["triples_bounds"]))
+              for r in tops["by_pages"]], {1, 2})]
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(doc: list) -> str:
+    out = io.StringIO()
+    for block in doc:
+        kind = block[0]
+        if kind == "h":
+            out.write(f"{'#' * block[1]} {block[2]}\n\n")
+        elif kind == "p":
+            out.write(f"{block[1]}\n\n")
+        elif kind == "img":
+            out.write(f"![{block[2]}]({block[1]})\n\n")
+        elif kind == "table":
+            _, header, rows, numeric = block
+            out.write("| " + " | ".join(_md_cell(h) for h in header) + " |\n")
+            out.write("|" + "|".join("---:" if i in numeric else "---" for i in range(len(header))) + "|\n")
+            for row in rows:
+                out.write("| " + " | ".join(_md_cell(c) for c in row) + " |\n")
+            out.write("\n")
+    return out.getvalue()
+
+
+_CSS = """
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 0;
+       background: #f6f7f9; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { font-size: 26px; margin: 0 0 8px; } h2 { font-size: 20px; margin: 32px 0 8px; border-bottom: 1px solid #ddd;
+     padding-bottom: 4px; } h3 { font-size: 15px; margin: 20px 0 6px; }
+p.meta { color: #666; font-size: 12px; }
+table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+th { background: #f0f2f5; font-weight: 600; } td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+td { word-break: break-all; } td.n { word-break: normal; white-space: nowrap; }
+img { max-width: 100%; height: auto; display: block; margin: 8px 0 16px; border: 1px solid #eee; }
+nav a { margin-right: 12px; font-size: 13px; }
+"""
+
+
+def render_html(doc: list, s: dict) -> str:
+    e = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{e('quadfleet report: ' + s['source'])}</title>", f"<style>{_CSS}</style>",
+             "</head><body><main>"]
+    anchors = [(b[2], _anchor(b[2])) for b in doc if b[0] == "h" and b[1] == 2]
+    first = True
+    for block in doc:
+        kind = block[0]
+        if kind == "h":
+            level, text = block[1], block[2]
+            ident = f' id="{_anchor(text)}"' if level == 2 else ""
+            parts.append(f"<h{level}{ident}>{e(text)}</h{level}>")
+            if level == 1:
+                parts.append("<nav>" + "".join(f'<a href="#{a}">{e(t)}</a>' for t, a in anchors) + "</nav>")
+        elif kind == "p":
+            cls = ' class="meta"' if first else ""
+            parts.append(f"<p{cls}>{e(block[1])}</p>")
+            first = False
+        elif kind == "img":
+            parts.append(f'<img src="{e(block[1])}" alt="{e(block[2])}">')
+        elif kind == "table":
+            _, header, rows, numeric = block
+            t = ["<table><thead><tr>"]
+            t += [f'<th{" class=n" if i in numeric else ""}>{e(h)}</th>' for i, h in enumerate(header)]
+            t.append("</tr></thead><tbody>")
+            for row in rows:
+                t.append("<tr>" + "".join(f'<td{" class=n" if i in numeric else ""}>{e(str(c))}</td>'
+                                          for i, c in enumerate(row)) + "</tr>")
+            t.append("</tbody></table>")
+            parts.append("".join(t))
+    parts.append("</main></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _anchor(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-") or "section"

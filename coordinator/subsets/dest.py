@@ -1,0 +1,132 @@
+"""Where merged subsets go, a directory or an S3 prefix, and how a class's outputs appear there.
+
+A class is complete when ``DEST/<Class>/summary.json`` is there (written last): it holds the fingerprint of
+the inputs and settings the class was made from, so a rerun skips a class only if nothing it depends on
+changed, and redoes it otherwise.
+
+- A directory: the class is built in this run's scratch folder beside it (``DEST/.tmp/<run>/``, the same
+  filesystem) and renamed into place whole; an older version is renamed away first and deleted after. A
+  run killed at any point leaves either the old class, the new one, or none (then the next run makes it),
+  never a mixture; what it left in ``.tmp`` is removed by the next run (:mod:`quadfleet.worker.output.scratch`).
+- S3: objects cannot be renamed, so the class's ``summary.json`` is deleted before anything else, parts are
+  uploaded as they are finished (local disk holds one part at a time), then ``lookup.csv``, ``sites.csv``
+  and ``sample.nq``, then ``summary.json``; objects an older version had and this one has not (a part
+  number past the new count) are deleted last. A run killed half-way leaves no ``summary.json``: the
+  class is redone by the next run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+
+SUMMARY = "summary.json"
+TABLES = ("lookup.csv", "sites.csv", "sample.nq")
+
+
+def summary_bytes(doc: dict) -> bytes:
+    return (json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _load(data: bytes) -> dict | None:
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+class LocalDest:
+    """A directory as the destination; classes built under ``build_base`` (on the same filesystem)."""
+
+    def __init__(self, root: str, build_base: str | Path | None):
+        self.root = Path(root)
+        self.build_base = Path(build_base) if build_base is not None else None
+
+    def read_summary(self, cls: str) -> dict | None:
+        try:
+            return _load((self.root / cls / SUMMARY).read_bytes())
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def begin(self, cls: str) -> Path:
+        build = self.build_base / f"{cls}-{secrets.token_hex(4)}"
+        build.mkdir(parents=True)
+        return build
+
+    def part_done(self, cls: str, path: Path) -> None:
+        """Parts stay in the build folder until the class is renamed into place."""
+
+    def finish(self, cls: str, build: Path, summary: dict) -> None:
+        (build / SUMMARY).write_bytes(summary_bytes(summary))
+        target = self.root / cls
+        self.root.mkdir(parents=True, exist_ok=True)
+        old = None
+        if target.exists():
+            old = build.with_name(build.name + ".old")
+            os.replace(target, old)
+        os.replace(build, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def abandon(self, build: Path) -> None:
+        shutil.rmtree(build, ignore_errors=True)
+
+    def write_top(self, doc: dict) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / f".{SUMMARY}.{secrets.token_hex(4)}"
+        tmp.write_bytes(summary_bytes(doc))
+        os.replace(tmp, self.root / SUMMARY)
+
+
+class S3Dest:
+    """An S3 prefix as the destination; classes built in ``build_base`` (local scratch), uploaded part by part."""
+
+    def __init__(self, url: str, build_base: str | Path | None):
+        from ...worker.output.s3 import S3Store
+
+        self.build_base = Path(build_base) if build_base is not None else None
+        self.store = S3Store(url, scratch=self.build_base or tempfile.gettempdir())  # never made by S3Store
+
+    def read_summary(self, cls: str) -> dict | None:
+        try:
+            return _load(self.store.read_bytes(f"{cls}/{SUMMARY}"))
+        except FileNotFoundError:
+            return None
+
+    def begin(self, cls: str) -> Path:
+        self.store.delete(f"{cls}/{SUMMARY}")  # from now on the class is incomplete until its new summary
+        build = self.build_base / f"{cls}-{secrets.token_hex(4)}"
+        build.mkdir(parents=True)
+        return build
+
+    def part_done(self, cls: str, path: Path) -> None:
+        self.store.put_file(f"{cls}/{path.name}", str(path))  # removes the local file
+
+    def finish(self, cls: str, build: Path, summary: dict) -> None:
+        keep = {f"{cls}/{SUMMARY}"} | {f"{cls}/{p['file']}" for p in summary["part_files"]}
+        for name in TABLES:
+            self.store.put_file(f"{cls}/{name}", str(build / name))
+            keep.add(f"{cls}/{name}")
+        self.store.put_bytes(f"{cls}/{SUMMARY}", summary_bytes(summary))
+        for key in self.store.list(f"{cls}/"):
+            if key not in keep:
+                self.store.delete(key)
+        shutil.rmtree(build, ignore_errors=True)
+
+    def abandon(self, build: Path) -> None:
+        shutil.rmtree(build, ignore_errors=True)
+
+    def write_top(self, doc: dict) -> None:
+        self.store.put_bytes(SUMMARY, summary_bytes(doc))
+
+
+def open_dest(url: str, build_base: str | Path | None):
+    """LocalDest or S3Dest for ``url`` (``build_base``: where classes are built; None to only read summaries
+    and write ``DEST/summary.json``)."""
+    if url.startswith("s3://"):
+        return S3Dest(url, build_base)
+    return LocalDest(url, build_base)

@@ -1,0 +1,115 @@
+"""The tasks of ``quadfleet subsets``, as they run in pool processes (or inline with ``--processes 1``).
+
+Each returns a plain dict, ``{"error": one line}`` when its class cannot be made (an unreadable input, an
+S3 failure, a bug): one class's failure is reported and the others go on, never a traceback. Progress
+(bytes read, quads merged) goes to the queue the pool was started with.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from ...worker.errors import QuadfleetError
+from ...worker.output.scratch import hold
+from .dest import open_dest
+from .merge import InputFileError, MergeOptions, discard_runs, make_runs, merge_class
+
+_progress = None  # where this process's progress goes: a multiprocessing queue, or the inline run's queue
+
+
+def set_progress(target) -> None:
+    global _progress
+    _progress = target
+
+
+def init_pool(progress_queue, lock_path: str, build_lock: str) -> None:
+    """A pool process: Ctrl-C left to the main process (which ends the pool), the run's scratch held live."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_progress(progress_queue)
+    hold(lock_path)
+    if build_lock != lock_path:
+        hold(build_lock)
+
+
+def _report(kind: str):
+    def report(n: int) -> None:
+        if _progress is not None:
+            _progress.put((kind, n))
+    return report
+
+
+def task_runs(out: str, files: list[tuple[str, int]], spill_dir: str, budget: int, prefix: str) -> dict:
+    """Sorted runs of a group of one class's input files ([(key, size)] under ``out``; an S3 file is
+    downloaded into ``spill_dir`` and deleted once read): {runs, quads, bad_lines} or {error}."""
+    spill = Path(spill_dir)
+    if out.startswith("s3://"):
+        from ...worker.aws import retried
+        from ...worker.output.s3 import S3Store
+
+        s3 = S3Store(out, scratch=spill)
+
+        def fetch(key: str) -> tuple[Path, bool]:
+            fd, name = tempfile.mkstemp(dir=spill, prefix="input-")
+            os.close(fd)
+            retried(lambda: s3.s3.download_file(s3.bucket, s3.prefix + key, name), f"{out}/{key}: cannot read")
+            return Path(name), True
+    else:
+        def fetch(key: str) -> tuple[Path, bool]:
+            return Path(out) / key, False
+    try:
+        return make_runs(files, fetch, spill, budget, prefix, _report("read"))
+    except (InputFileError, QuadfleetError) as exc:
+        return {"error": str(exc)}
+    except OSError as exc:
+        return {"error": f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")}
+
+
+def task_merge(cls: str, runs: list[str], spill_dir: str, dest: str, build_base: str, opts: MergeOptions,
+               extra: dict) -> dict:
+    """A class's runs (deleted, whatever happens) merged and published to ``dest``: its summary (with
+    ``extra``: fingerprint, inputs, how its runs were made) or {error}."""
+    try:
+        dest_store = open_dest(dest, build_base)
+        build = dest_store.begin(cls)
+        try:
+            summary = merge_class(cls, [Path(r) for r in runs], Path(spill_dir), build, opts,
+                                  on_part=lambda p: dest_store.part_done(cls, p), progress=_report("merged"))
+            how = {**extra.get("merge", {}), **summary.pop("merge")}
+            summary.update({k: v for k, v in extra.items() if k != "merge"}, merge=how)
+            dest_store.finish(cls, build, summary)
+        except BaseException:
+            dest_store.abandon(build)
+            raise
+        return summary
+    except QuadfleetError as exc:
+        return {"error": str(exc)}
+    except OSError as exc:
+        return {"error": f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")}
+    finally:
+        discard_runs(runs)
+
+
+def call(fn, args):
+    """``fn(*args)``; an unexpected exception becomes an error result (a bug must not stop other classes)."""
+    try:
+        return fn(*args)
+    except MemoryError:
+        return {"error": "out of memory (lower --memory-mb or --processes)"}
+    except Exception as exc:  # noqa: BLE001 - reported as the class's failure, with its type
+        return {"error": f"internal error {type(exc).__name__}: {exc}"}
+
+
+DIED = "a worker process died (killed, or out of memory: lower --memory-mb or --processes)"
+
+
+def outcome(future) -> dict:
+    """A finished task's result; a worker that died (the OOM killer) fails the task instead of losing it."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return {"error": DIED}
+    except Exception as exc:  # noqa: BLE001 - e.g. a result that could not be sent back
+        return {"error": f"internal error {type(exc).__name__}: {exc}"}

@@ -1,0 +1,85 @@
+"""`quadfleet fleet`'s command line: its subcommands, options and examples; what they do is
+:mod:`quadfleet.coordinator.fleet`."""
+from __future__ import annotations
+
+from ..coordinator.fleet import commands, cost
+from .parsing import add_aws_arguments, add_command
+
+
+def add_parser(sub) -> None:
+    """``quadfleet fleet up/scale/status/down/cost``."""
+
+    fp = add_command(sub, "fleet", "bring a spot fleet (infra/fleet.yaml) up, scale it, watch it, take it down",
+                     """A spot fleet as one CloudFormation stack (infra/fleet.yaml): `up` creates or updates it,
+        `scale` sets its size, `status` shows its instances, queue and progress, `down` deletes it (the queue
+        and the results stay); `cost` estimates what a crawl costs.""", [
+        'quadfleet fleet up --stack cc --queue-url "$Q" --out s3://my-results/cc-2024-22 --size 100',
+        "quadfleet fleet status --stack cc",
+        "quadfleet fleet down --stack cc"])
+    fsub = fp.add_subparsers(dest="fleet_command", required=True, metavar="COMMAND", title="commands")
+
+    def command(name: str, summary: str, about: str, examples: list[str], notes: str = ""):
+        p = add_command(fsub, name, summary, about, examples, notes=notes)
+        p.add_argument("--stack", required=True, help="the CloudFormation stack (one per fleet)")
+        add_aws_arguments(p)
+        return p
+
+    p = command("up", "create or update the fleet's stack", """Create the fleet's stack, or update it
+        (parameters not given keep their values), and print the queue URL and the output location. What is
+        not given is made: the work queue STACK-work with its dead-letter queue, and an output bucket.""", [
+        'quadfleet fleet up --stack cc --queue-url "$Q" --out s3://my-results/cc-2024-22 --size 100',
+        "quadfleet fleet up --stack cc --instance-types c7g.2xlarge,c6g.2xlarge --idle-exit 120",
+        "quadfleet fleet up --stack test --size 1 --max-size 2 --profile crawl --region us-east-1"])
+    p.add_argument("--size", type=int, help="instances to run now (target tracking adjusts from there)")
+    p.add_argument("--instance-types", metavar="T1,T2,…",
+                   help="1 to 8 spot instance types of one architecture (default: the template's 8-vCPU list)")
+    p.add_argument("--out", metavar="s3://BUCKET[/PREFIX]",
+                   help="an existing bucket (and prefix) for the results (default: the stack makes a bucket)")
+    p.add_argument("--queue-url", help="work an existing queue (default: the stack makes STACK-work and its "
+                                       "dead-letter queue, or reuses them after a `fleet down`)")
+    p.add_argument("--subnets", metavar="SUBNET,…", help="default: the default VPC's default subnets")
+    p.add_argument("--max-size", type=int, help="the most instances (default 20, or --size if larger)")
+    p.add_argument("--backlog-per-instance", type=int, help="scaling target: visible messages per instance "
+                                                            "(default 16)")
+    p.add_argument("--idle-exit", type=int, metavar="SECONDS", help="an instance idle this long leaves (default 300)")
+    p.add_argument("--quadfleet-version", help="the version workers install from PyPI (default: this one)")
+    p.add_argument("--package-url", help="an https URL of a wheel of that version to install instead")
+    p.add_argument("--input-bucket", help="the bucket archives are read from (default commoncrawl)")
+    p.add_argument("--volume-size", type=int, metavar="GIB", help="root volume size (default 30)")
+    p.add_argument("--visibility-timeout", type=int, help="of a new queue (default 900)")
+    p.add_argument("--max-receive-count", type=int, help="of a new queue (default 3)")
+    p.add_argument("--template", metavar="FILE", help="another template (default: the packaged infra/fleet.yaml)")
+    p.set_defaults(func=commands.up)
+
+    p = command("scale", "run N instances now", """Set the fleet's size to N instances; busy instances above it
+        are stopped too (their workers give their messages back at once).""", [
+        "quadfleet fleet scale --stack cc 100", "quadfleet fleet scale --stack cc 0"])
+    p.add_argument("size", type=int, metavar="N", help="the number of instances to run")
+    p.set_defaults(func=commands.scale)
+
+    p = command("status", "the fleet's instances by state and market, interruptions, queue, committed (a run's "
+                "progress alone: `quadfleet status`)", """The fleet's instances by state and market, busy ones,
+        spot interruptions and rebalances, the last failed launch, its queue and what the run committed.""", [
+        "quadfleet fleet status --stack cc",
+        "quadfleet fleet status --stack cc --out s3://my-results/cc-2024-22 --region us-east-1"],
+        notes="`quadfleet fleet status`: the fleet's instances; `quadfleet status`: a fleet run's progress "
+              "(queue, committed, failed) without the instances.")
+    p.add_argument("--out", metavar="s3://BUCKET/PREFIX", help="the run to count (default: the stack's output)")
+    p.set_defaults(func=commands.status)
+
+    p = command("down", "stop every worker and delete the stack; the queue and results stay", """Stop every
+        instance (busy ones too) and delete the stack, keeping the queue, its dead-letter queue and the results;
+        `fleet up` with the same name works the kept queue again.""", [
+        "quadfleet fleet down --stack cc", "quadfleet fleet down --stack cc --delete-queue"])
+    p.add_argument("--delete-queue", action="store_true",
+                   help="also delete the work and dead-letter queues this fleet made (never the results)")
+    p.set_defaults(func=commands.down)
+
+    p = add_command(fsub, "cost", "what a crawl costs, from pages/s per core and spot price per vCPU-hour",
+                    """What a crawl costs on a spot fleet: vCPU-hours from pages/s per core, times the spot
+        price per vCPU-hour, plus S3 and SQS requests; one row per rate, one column per price. Asks AWS
+        nothing.""", [
+        "quadfleet fleet cost --pages-per-s 300 --price 0.0125",
+        "quadfleet fleet cost --pages-per-s 100 300 500 --price 0.01 0.02 --markdown"])
+    cost.add_arguments(p)
+    p.set_defaults(func=cost.run)

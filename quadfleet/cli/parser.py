@@ -1,0 +1,285 @@
+"""The ``quadfleet`` command line's parser: every subcommand with its description, its options' help and,
+ending its ``--help``, two or three real examples (``tests/test_cli_help.py`` parses each one, so they
+cannot rot). The commands themselves are the ``cmd_*`` functions of :mod:`.commands` (and :mod:`.fleet`).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+from .. import __version__
+from . import commands, fleet
+from .parsing import FORMAT_IDS, STATUS_WORDS, HelpFormatter, add_aws_arguments, add_command, fill
+
+def formats_list(value: str) -> list[str]:
+    return [f.strip() for f in value.split(",") if f.strip()]
+
+
+def _add_settings_args(parser, keep_help: str = "keep xhtml-vocab and rdfa-namespace predicates (dropped by "
+                                                  "default, as Web Data Commons does)") -> None:
+    parser.add_argument("--formats", type=formats_list, metavar="ID,ID…",
+                        help=f"comma-separated format ids (default: the config's formats, all of them): {FORMAT_IDS}")
+    parser.add_argument("--config", metavar="FILE", help="a TOML file overriding config/quadfleet.toml")
+    parser.add_argument("--keep-all-predicates", action="store_true", default=None, help=keep_help)
+
+
+def _add_selection_args(parser) -> None:
+    g = parser.add_argument_group("selection through a URL index (only the selected records are read, by byte range)")
+    g.add_argument("--index", action="append", metavar="FILE",
+                   help="a CDX, CDXJ, JSON-lines (Common Crawl index server), CSV or Parquet (columnar index) "
+                        "file, plain or gzipped, local, https:// or s3:// (repeatable)")
+    g.add_argument("--cc-index", metavar="CC-MAIN-YYYY-WW", help="ask the Common Crawl index server for --url")
+    g.add_argument("--url", action="append", metavar="PATTERN",
+                   help="a URL pattern for --cc-index (example.com/*, *.example.com, a URL; repeatable)")
+    g.add_argument("--match-type", choices=["exact", "prefix", "host", "domain"],
+                   help="how --cc-index matches --url (default: as the pattern says)")
+    g.add_argument("--cc-server", default="https://index.commoncrawl.org",
+                   help="the index server (default https://index.commoncrawl.org)")
+    g.add_argument("--cc-rate", type=float, default=1.0, metavar="PER_SECOND",
+                   help="at most this many requests per second to the index server (default 1, at most 10)")
+    g.add_argument("--url-prefix", action="append", metavar="PREFIX",
+                   help="keep URLs starting so (with a scheme: exactly; without: after the scheme; repeatable)")
+    g.add_argument("--domain", action="append", metavar="DOMAIN",
+                   help="keep URLs of this domain and its subdomains (repeatable, comma-separated, or @FILE)")
+    g.add_argument("--mime", action="append", metavar="TYPE",
+                   help="keep this MIME type (text/html, text/*; repeatable)")
+    g.add_argument("--http-status", "--status", dest="status", action="append", metavar="CODE",
+                   help="HTTP status filter for index selection: keep captures fetched with this HTTP status "
+                        "(200, 2xx; repeatable; --status is the same option). Not `quadfleet status`, which "
+                        "shows a fleet run's progress")
+    g.add_argument("--max-records", type=int, default=1000,
+                   help="records per work item (default 1000; items also stay under 96 KB of ranges)")
+
+
+def _add_table_arg(parser, note: str = "") -> None:
+    parser.add_argument("--table", choices=["none", "parquet"],
+                        help="also write tables/<input-id>.parquet, one row per quad with its page, host, PLD, "
+                             f"archive, offset, length and fetch time (default: [output] table){note}")
+
+
+def _queue_url(parser, what: str) -> None:
+    parser.add_argument("--queue-url", required=True, metavar="URL",
+                        help=f"the SQS work queue's URL (as `quadfleet queue create` prints it){what}")
+
+
+class VersionAction(argparse.Action):
+    """``--version``: the version on the first line (the fleet's setup compares it), then each accelerator and
+    whether it runs (found only when asked: the loader builds and checks a small tree)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kw):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show the version and which native accelerators run, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..worker.html import native
+
+        print(f"quadfleet {__version__}")
+        for name, state in native.in_use().items():
+            print(f"  {name:<9} {state}")
+        parser.exit()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="quadfleet", formatter_class=HelpFormatter,
+        description=fill("""Extract the structured data embedded in web pages — JSON-LD, microdata, RDFa (Open
+            Graph included) and the classic microformats (hCard, adr, geo, hCalendar, hReview, hListing,
+            hResume, hRecipe, species, XFN) — from WARC/ARC web archives into RDF N-Quads, with per-format
+            statistics, on one machine or on a fleet of spot instances fed through AWS SQS."""),
+        epilog=fill("""`quadfleet COMMAND --help` describes each command, with examples. Exit status: 0 done;
+            1 some inputs failed (each named, the others done); 2 bad options, configuration or AWS
+            credentials, refused before any work.""")
+        + "\n\nexamples:\n  quadfleet sample --out sample-out\n  quadfleet extract crawl/*.warc.gz --out out/\n"
+          "  quadfleet page product.html --base https://shop.example/p/1")
+    ap.add_argument("--version", action=VersionAction)
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
+
+    p = add_command(sub, "page", "print the N-Quads of one HTML page", """Print the N-Quads of one HTML page
+        (a file or an http(s):// URL) on stdout, for checking your own markup; what an extractor could not do
+        goes to stderr. A WARC/ARC archive is read by `quadfleet extract`, not by `page`.""", [
+        "quadfleet page product.html --base https://shop.example/p/1",
+        "quadfleet page https://www.example.com/ --formats html-embedded-jsonld,html-microdata",
+        "quadfleet page article.html --base https://news.example/a --keep-all-predicates"])
+    p.add_argument("page", metavar="FILE_OR_URL", help="an HTML file, or an http:// or https:// URL")
+    p.add_argument("--base", help="the page's URL: base IRI and graph name (default: the file's file: URL)")
+    _add_settings_args(p)
+    p.set_defaults(func=commands.cmd_page)
+
+    e = add_command(sub, "extract", "extract N-Quads from archives on this machine", """Extract the structured
+        data of WARC/ARC archives (local files or globs, https:// or s3:// URLs, a path listing, or the records
+        a URL index selects) into --out, a directory or s3://BUCKET/PREFIX, with a pool of processes.
+        Resumable: inputs already committed in --out are skipped.""", [
+        "quadfleet extract crawl/*.warc.gz --out out/",
+        "quadfleet extract --listing warc.paths.gz --prefix https://data.commoncrawl.org/ --out out/ --processes 8",
+        "quadfleet extract --cc-index CC-MAIN-2024-22 --url 'example.com/*' --http-status 200 "
+        "--prefix https://data.commoncrawl.org/ --out s3://my-results/example --profile crawl"],
+        notes="""Exit status: 0 every input committed; 1 some failed (each named once, why in OUT/errors/);
+        2 bad options, configuration or missing AWS credentials, refused before any work. AWS options matter
+        when an input or --out is on s3://.""")
+    e.add_argument("inputs", nargs="*", metavar="INPUT", help="WARC/ARC files or globs, https:// or s3:// URLs")
+    e.add_argument("--listing", metavar="FILE",
+                   help="a path list (e.g. warc.paths.gz; local, https:// or s3://), one per line")
+    e.add_argument("--prefix", default="s3://commoncrawl/",
+                   help="base for relative paths of --listing (default s3://commoncrawl/; "
+                        "or https://data.commoncrawl.org/, or a local folder)")
+    e.add_argument("--out", required=True, metavar="DIR",
+                   help="output directory, or s3://BUCKET/PREFIX (the fleet's layout either way)")
+    e.add_argument("--processes", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: one per CPU)")
+    _add_settings_args(e)
+    _add_table_arg(e)
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.add_argument("--allow-mixed-config", action="store_true",
+                   help="add to an output made with other settings (formats, config) all the same; without it "
+                        "such a rerun is refused, naming the settings that differ")
+    _add_selection_args(e)
+    add_aws_arguments(e)
+    e.set_defaults(func=commands.cmd_extract)
+
+    q = add_command(sub, "enqueue", "put a run's inputs on the SQS work queue", """Send a run's inputs (archive
+        URLs, a listing, a whole Common Crawl crawl, or the records an index selects) to the work queue, one
+        message per input, and record the run's settings under --out. Only what is neither committed nor
+        already queued by the run is sent: run it again any time.""", [
+        'quadfleet enqueue --queue-url "$Q" --out s3://my-results/cc-2024-22 --crawl CC-MAIN-2024-22 --limit 1000',
+        'quadfleet enqueue --queue-url "$Q" --out s3://my-results/shops --index shops.csv.gz',
+        'quadfleet enqueue --queue-url "$Q" --out s3://my-results/run --listing warc.paths.gz --profile crawl'])
+    q.add_argument("inputs", nargs="*", metavar="INPUT", help="s3:// or https:// archive URLs")
+    _queue_url(q, "")
+    q.add_argument("--out", required=True, metavar="s3://BUCKET/PREFIX", help="where the run's outputs go")
+    q.add_argument("--listing", metavar="FILE", help="a path list (local, https:// or s3://), one per line")
+    q.add_argument("--crawl", metavar="CC-MAIN-YYYY-WW", help="every WARC of that Common Crawl crawl")
+    q.add_argument("--prefix", default="s3://commoncrawl/",
+                   help="base for relative paths (default s3://commoncrawl/; or https://data.commoncrawl.org/)")
+    q.add_argument("--limit", type=int, help="only the first N inputs")
+    q.add_argument("--resend", action="store_true",
+                   help="also send inputs this run queued before but never committed (lost messages)")
+    _add_settings_args(q, "keep xhtml-vocab and rdfa-namespace predicates (the run's setting)")
+    _add_table_arg(q, " (the run's setting: its workers extract with it)")
+    _add_selection_args(q)
+    add_aws_arguments(q)
+    q.set_defaults(func=commands.cmd_enqueue)
+
+    w = add_command(sub, "work", "take inputs from the queue, extract them to S3, until stopped or idle",
+                    """Work the queue: each process takes one message at a time, extracts its input into the
+        run's S3 prefix and deletes the message after the commit. Stops on SIGTERM (the current input
+        finishes), a spot interruption notice, or --idle-exit.""", [
+        'quadfleet work --queue-url "$Q"',
+        'quadfleet work --queue-url "$Q" --processes 4 --idle-exit 300',
+        "quadfleet work --queue-url http://localhost:4566/000000000000/work --endpoint-url http://localhost:4566"])
+    _queue_url(w, "")
+    w.add_argument("--processes", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: one per CPU)")
+    w.add_argument("--idle-exit", type=float, metavar="SECONDS", help="exit after this long with nothing to do")
+    w.add_argument("--spot-endpoint", help='instance metadata endpoint for spot notices ("auto", "off", URL)')
+    w.add_argument("--asg-instance-id", metavar="ID", help="this instance's id in --asg-group (default: from the "
+                   "instance metadata on EC2, as [worker] autoscaling says)")
+    w.add_argument("--asg-group", metavar="NAME", help="the Auto Scaling group to protect the instance in while "
+                   "busy and to leave when idle")
+    w.add_argument("--config", metavar="FILE",
+                   help="a TOML file overriding config/quadfleet.toml (queue and worker settings)")
+    add_aws_arguments(w)
+    w.set_defaults(func=commands.cmd_work)
+
+    st = add_command(sub, "status", "a fleet run's progress: queue, committed and failed inputs (not the "
+                     "instances: `fleet status`)", """The progress of a fleet run: the inputs of its manifest,
+        committed and failing, the queue's visible, in-flight and dead-lettered messages, the recent rate
+        and an ETA.""", [
+        'quadfleet status --queue-url "$Q" --out s3://my-results/cc-2024-22',
+        'quadfleet status --queue-url "$Q" --out s3://my-results/cc-2024-22 --watch --interval 30'],
+        notes=STATUS_WORDS)
+    _queue_url(st, " whose messages are counted")
+    st.add_argument("--out", required=True, metavar="s3://BUCKET/PREFIX",
+                    help="the run's output prefix, as given to `enqueue`")
+    st.add_argument("--watch", action="store_true", help="refresh until interrupted")
+    st.add_argument("--interval", type=float, default=10.0, help="seconds between refreshes with --watch")
+    add_aws_arguments(st)
+    st.set_defaults(func=commands.cmd_status)
+
+    rd = add_command(sub, "redrive", "move dead-lettered messages back to the work queue", """Move every message
+        of the work queue's dead-letter queue back to the work queue (after fixing what made them fail).""", [
+        'quadfleet redrive --queue-url "$Q"',
+        'quadfleet redrive --queue-url "$Q" --profile crawl --region us-east-1'])
+    _queue_url(rd, "; its dead-letter queue is read from its redrive policy")
+    add_aws_arguments(rd)
+    rd.set_defaults(func=commands.cmd_redrive)
+
+    fleet.add_parser(sub)  # quadfleet fleet up/scale/status/down/cost
+
+    qc = add_command(sub, "queue", "manage work queues", """Work queues on SQS: `queue create` makes one with
+        its dead-letter queue.""", ["quadfleet queue create quadfleet-work --region us-east-1",
+                                   "quadfleet queue create cc-2024-22 --profile crawl"])
+    qsub = qc.add_subparsers(dest="queue_command", required=True, metavar="COMMAND", title="commands")
+    qcreate = add_command(qsub, "create", "create a work queue and its dead-letter queue; prints the URL",
+                          """Create the SQS queue NAME and its dead-letter queue NAME-dlq with the [queue]
+        settings of the configuration (visibility timeout, receives before dead-lettering), and print the
+        queue's URL on stdout.""", [
+        "quadfleet queue create quadfleet-work",
+        "quadfleet queue create quadfleet-work --region us-east-1 --config my.toml",
+        "quadfleet queue create cc-2024-22 --profile crawl"])
+    qcreate.add_argument("name", metavar="NAME", help="the queue's name (the dead-letter queue is NAME-dlq)")
+    qcreate.add_argument("--config", metavar="FILE",
+                         help="a TOML file overriding config/quadfleet.toml ([queue] settings)")
+    add_aws_arguments(qcreate)
+    qcreate.set_defaults(func=commands.cmd_queue_create)
+
+    sg = add_command(sub, "stats", "crawl-wide statistics and report of a run (summary.json, index.html)",
+                     """Merge the per-input statistics of a run's committed inputs into crawl-wide figures
+        (formats, classes, pay-level domains, with HLL sketches for distinct counts above 2,000 inputs) and
+        write a report (index.html, index.md, summary.json, CSV files, charts) under OUT/report.""", [
+        "quadfleet stats out/",
+        "quadfleet stats s3://my-results/cc-2024-22 --report report/ --processes 16",
+        "quadfleet stats out/ --exact --top 50"])
+    sg.add_argument("out", metavar="OUT", help="the run's output directory or s3://BUCKET/PREFIX")
+    sg.add_argument("--top", type=int, default=20, help="rows in each top list (default 20)")
+    mode = sg.add_mutually_exclusive_group()
+    mode.add_argument("--sketch", action="store_true",
+                      help="distinct counts by HLL sketches with error bounds (default above 2,000 inputs)")
+    mode.add_argument("--exact", action="store_true", help="exact distinct counts, however many inputs")
+    sg.add_argument("--lg-k", type=int, help="HLL sketch size, log2 of buckets (default 12: about 1.6%% error)")
+    sg.add_argument("--report", metavar="DIR", help="write the report here (default OUT/report)")
+    sg.add_argument("--processes", type=int, default=os.cpu_count() or 1,
+                    help="processes reading statistics (default: one per CPU)")
+    sg.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_aws_arguments(sg)
+    sg.set_defaults(func=commands.cmd_stats)
+
+    ss = add_command(sub, "subsets", "merge the per-input schema.org class subsets into per-class datasets "
+                     "chunked by pay-level domain", """Merge the per-input subset files of every committed
+        input of OUT into one dataset per schema.org class, as Web Data Commons publishes them: parts sorted
+        by pay-level domain, a lookup of the part that holds each site, per-site counts, a sample and a
+        summary.""", [
+        "quadfleet subsets out/",
+        "quadfleet subsets s3://my-results/cc-2024-22 --out s3://my-datasets/cc-2024-22 --processes 16",
+        "quadfleet subsets out/ --compression zstd --chunk-mb 500"])
+    ss.add_argument("out_dir", metavar="OUT", help="the run's output directory or s3://BUCKET/PREFIX")
+    ss.add_argument("--out", dest="dest", metavar="DEST",
+                    help="where the datasets go, a directory or s3://BUCKET/PREFIX (default OUT/subsets-merged)")
+    ss.add_argument("--chunk-mb", type=float, default=100.0,
+                    help="close a part at the first PLD boundary past this many compressed MB (default 100)")
+    ss.add_argument("--sample-pages", type=int, default=100,
+                    help="pages in each class's sample.nq (default 100)")
+    ss.add_argument("--compression", choices=["gzip", "zstd"], default="gzip",
+                    help="of the parts: part-NNNNN.nq.gz (default) or .nq.zst")
+    ss.add_argument("--memory-mb", type=float, default=256.0,
+                    help="quads a process holds before it spills a sorted run to disk (default 256)")
+    ss.add_argument("--fan-in", type=int, default=64, help="sorted runs merged at once (default 64)")
+    ss.add_argument("--tmp", metavar="DIR", help="where sorted runs are spilled (default: DEST/.tmp, or the "
+                                                 "system's temporary folder for an s3:// DEST)")
+    ss.add_argument("--processes", type=int, default=os.cpu_count() or 1,
+                    help="processes merging classes (default: one per CPU)")
+    ss.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_aws_arguments(ss)
+    ss.set_defaults(func=commands.cmd_subsets)
+
+    sm = add_command(sub, "sample", "build the bundled sample archive and extract it (a first try)", """Build
+        the bundled sample archive (a gzip-per-record WARC of the pages in quadfleet/sample/) under
+        OUT/input/, extract it into OUT and print the summary table.""", [
+        "quadfleet sample",
+        "quadfleet sample --out /tmp/sample-out --processes 2 --quiet"])
+    sm.add_argument("--out", default="sample-out", metavar="DIR", help="output directory (default sample-out)")
+    sm.add_argument("--processes", type=int, default=1,
+                    help="worker processes (default 1: the sample is one archive)")
+    sm.add_argument("--config", metavar="FILE", help="a TOML file overriding config/quadfleet.toml")
+    sm.add_argument("--quiet", action="store_true", help="no progress bar")
+    sm.set_defaults(func=commands.cmd_sample)
+    return ap

@@ -1,0 +1,188 @@
+"""The house rules, read from the source: no import cycle (function-level imports included), nothing private
+imported across modules, rooms of at most 15 modules that say what they hold, data flowing one way, and the
+native code loaded in one place."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ROOTS = {"quadfleet": "quadfleet", "quadfleet.worker": "worker", "quadfleet.coordinator": "coordinator",
+         "quadfleet.config": "config", "quadfleet.infra": "infra"}
+# The worker's rooms in the order data flows through them: a room may import only the rooms before it.
+WORKER_ROOMS = ["errors", "aws", "rdf", "html", "archive", "extractors", "config", "output", "pipeline", "queue"]
+NATIVE_MODULES = {"_scan", "_blocks", "_dom"}
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for root, folder in ROOTS.items():
+        for path in (REPO / folder).rglob("*.py"):
+            parts = list(path.relative_to(REPO / folder).with_suffix("").parts)
+            if folder == "quadfleet" and parts and parts[0] in ("worker", "coordinator", "config", "infra"):
+                continue
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            mods[".".join([root] + parts)] = path
+    return mods
+
+
+MODULES = _modules()
+
+
+def _imports(name: str) -> list[tuple[int, str, list[str]]]:
+    """(line, absolute module, names) of every ``from … import`` and ``import`` in a module, at any depth."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.append((node.lineno, module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            found.extend((node.lineno, a.name, []) for a in node.names)
+    return found
+
+
+def _edges() -> dict[str, set[str]]:
+    """Module → the project modules it imports (``from pkg import mod`` counts as importing ``pkg.mod``)."""
+    edges = {}
+    for name in MODULES:
+        targets = set()
+        for _, module, names in _imports(name):
+            subs = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
+            if subs:
+                targets.update(subs)
+            if module in MODULES and len(subs) < len(names or [None]):
+                targets.add(module)
+        targets.discard(name)
+        edges[name] = targets
+    return edges
+
+
+EDGES = _edges()
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for start in EDGES:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(EDGES[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(EDGES[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_the_checker_sees_the_project():
+    assert len(MODULES) > 100 and "quadfleet.worker.pipeline.process" in MODULES
+    assert "quadfleet.worker.html.page" in EDGES["quadfleet.worker.pipeline.pagequads"]
+
+
+def test_no_import_cycle():
+    assert _cycles() == []
+
+
+def test_a_cycle_would_be_found(monkeypatch):
+    monkeypatch.setitem(EDGES, "quadfleet.worker.html.page",
+                        EDGES["quadfleet.worker.html.page"] | {"quadfleet.worker.pipeline.pagequads"})
+    assert any({"quadfleet.worker.html.page", "quadfleet.worker.pipeline.pagequads"} <= set(c) for c in _cycles())
+
+
+def test_nothing_private_is_imported_from_another_module():
+    private = []
+    for name in MODULES:
+        for line, module, names in _imports(name):
+            if not module.startswith("quadfleet"):
+                continue
+            for n in names:
+                if n.startswith("_") and not n.startswith("__"):
+                    private.append(f"{MODULES[name].relative_to(REPO)}:{line}: {module}.{n}")
+            if any(part.startswith("_") and not part.startswith("__") for part in module.split(".")):
+                private.append(f"{MODULES[name].relative_to(REPO)}:{line}: {module}")
+    assert private == []
+
+
+def test_no_folder_holds_more_than_15_modules_and_each_says_what_it_holds():
+    folders: dict[Path, int] = {}
+    for path in MODULES.values():
+        if path.name != "__init__.py":
+            folders[path.parent] = folders.get(path.parent, 0) + 1
+    assert {str(f.relative_to(REPO)): n for f, n in folders.items() if n > 15} == {}
+    for name, path in MODULES.items():
+        if path.name == "__init__.py":
+            assert ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))), f"{name}: no docstring"
+
+
+def _room(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "worker" else None
+
+
+def test_data_flows_one_way():
+    """coordinator may import worker, never the reverse; neither imports the command line; inside the worker,
+    a room imports only the rooms before it in the data flow."""
+    wrong = []
+    for name, targets in EDGES.items():
+        for target in targets:
+            if name.startswith("quadfleet.worker") and target.startswith(("quadfleet.coordinator", "quadfleet.cli")):
+                wrong.append(f"{name} -> {target}")
+            if name.startswith("quadfleet.coordinator") and target.startswith("quadfleet.cli"):
+                wrong.append(f"{name} -> {target}")
+            a, b = _room(name), _room(target)
+            if a in WORKER_ROOMS and b in WORKER_ROOMS and WORKER_ROOMS.index(b) > WORKER_ROOMS.index(a):
+                wrong.append(f"{name} -> {target}")
+    assert wrong == []
+
+
+def test_only_the_native_loader_imports_native_code():
+    loaders = set()
+    for name in MODULES:
+        for _, module, names in _imports(name):
+            last = module.rsplit(".", 1)[-1]
+            if last in NATIVE_MODULES or NATIVE_MODULES & set(names) or module.split(".")[0] == "fastwarc":
+                loaders.add(name)
+        if "import_module" in MODULES[name].read_text(encoding="utf-8"):
+            loaders.add(name)
+    # the FastWARC reader is imported only where the loader found FastWARC (worker/archive/records.py)
+    assert loaders == {"quadfleet.worker.html.native", "quadfleet.worker.archive.fastwarc_reader"}
+
+
+@pytest.mark.parametrize("room", WORKER_ROOMS)
+def test_each_worker_room_exists(room):
+    assert any(_room(name) == room for name in MODULES), room

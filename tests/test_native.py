@@ -1,0 +1,95 @@
+"""The native loader (worker/html/native.py): one place says which accelerators run, `quadfleet --version`
+and every statistics file show it, a local run warns when a fallback runs, and the fallbacks give the same
+N-Quads as the native code on real archives."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import corpus_path
+from quadfleet.worker.html import native
+from quadfleet.worker.output.compression import decompress, find_nquads
+
+CLI = [sys.executable, "-m", "quadfleet.cli"]
+NAMES = ("scan", "blocks", "dom", "fastwarc")
+OFF = f"fallback (turned off by {native.OFF_ENV})"
+
+
+def run(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if k != native.OFF_ENV}
+    return subprocess.run(args, env=dict(environ, **env), capture_output=True, text=True, timeout=300, check=False)
+
+
+def require_built():
+    """CI builds the C modules (pip install -e . with a compiler); elsewhere a missing build skips."""
+    missing = [a.name for a in native.ACCELERATORS if not a.active]
+    if missing and not os.environ.get("CI"):
+        pytest.skip(f"accelerators not built or installed here: {', '.join(missing)}")
+    assert not missing, f"not built: {missing}: is a C compiler installed?"
+
+
+def test_every_accelerator_runs_here():
+    require_built()
+    assert native.in_use() == {name: native.NATIVE for name in NAMES}
+    assert native.fallback_warning() is None
+
+
+def test_version_names_each_accelerator_and_whether_it_runs():
+    require_built()
+    got = run(CLI + ["--version"])
+    assert got.returncode == 0
+    lines = got.stdout.splitlines()
+    assert lines[0] == f"quadfleet {__import__('quadfleet').__version__}"  # the fleet's setup compares it
+    assert [line.split(None, 1) for line in lines[1:]] == [[name, native.NATIVE] for name in NAMES]
+    got = run(CLI + ["--version"], **{native.OFF_ENV: "dom"})
+    assert f"  dom       {OFF}" in got.stdout.splitlines() and "  scan      native" in got.stdout.splitlines()
+
+
+def test_the_boot_check_fails_naming_what_does_not_run():
+    require_built()
+    ok = run([sys.executable, "-m", "quadfleet.worker.html.native", "--require"])
+    assert ok.returncode == 0 and ok.stderr == ""
+    bad = run([sys.executable, "-m", "quadfleet.worker.html.native", "--require"], **{native.OFF_ENV: "scan,dom"})
+    assert bad.returncode == 1
+    assert len(bad.stderr.strip().splitlines()) == 1 and "scan (" in bad.stderr and "dom (" in bad.stderr
+    assert "blocks (" not in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_dom_build_that_disagrees_with_the_tree_is_not_used():
+    class Wrong:
+        @staticmethod
+        def find(element, names, scope, merged):
+            return [] if merged else tuple([] for _ in names)
+
+    with pytest.raises(ValueError, match="plain walk"):
+        native._dom_agrees(Wrong)
+    if native.DOM.active:
+        native._dom_agrees(native.DOM.module)  # the real build passes the same check
+
+
+def _lines(out: Path) -> dict[str, set[str]]:
+    return {f"{p.parent.name}/{p.name}": set(decompress(p.read_bytes()).decode().splitlines())
+            for p in find_nquads(out / "data", "*/*")}
+
+
+def test_a_local_run_on_the_fallbacks_warns_records_them_and_writes_the_same_lines(tmp_path):
+    archives = [str(corpus_path("warc-real-misc", "dolma-sample-0000.warc.gz")),
+                str(corpus_path("warc-commoncrawl", "resiliparse-CC-MAIN-2020-34-sample.warc.gz"))]
+    base = CLI + ["extract", "--processes", "1", "--quiet", *archives, "--out"]
+    fast = run(base + [str(tmp_path / "native")])
+    assert fast.returncode == 0, fast.stderr
+    slow = run(base + [str(tmp_path / "fallback")], **{native.OFF_ENV: "all"})
+    assert slow.returncode == 0, slow.stderr
+    warnings = [line for line in slow.stderr.splitlines() if line.startswith("warning: running Python fallbacks")]
+    assert len(warnings) == 1 and all(f"{name} (" in warnings[0] for name in NAMES)
+    assert "warning:" not in fast.stderr or native.fallback_warning()
+    for stats in (tmp_path / "fallback" / "stats").glob("*.json"):
+        assert json.loads(stats.read_text())["versions"]["accelerators"] == {name: OFF for name in NAMES}
+    assert len(list((tmp_path / "fallback" / "stats").glob("*.json"))) == 2
+    native_lines, fallback_lines = _lines(tmp_path / "native"), _lines(tmp_path / "fallback")
+    assert sum(map(len, native_lines.values())) > 100 and len({k.split("/")[0] for k in native_lines}) >= 4
+    assert fallback_lines == native_lines

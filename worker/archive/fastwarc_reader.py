@@ -1,0 +1,424 @@
+"""FastWARC under the archive reader: warcio's pages, counts, errors and byte ranges, in less time.
+
+warcio reads a Common Crawl file mostly in Python; FastWARC splits and inflates records in native code,
+but reads damaged archives otherwise than warcio, on whose reading the statistics and byte ranges rest
+(it skips junk warcio counts, reads through empty or blank gzip members and records sharing a member,
+ends quietly inside a member cut short, parses some header lines differently). So FastWARC only proposes
+where records are; each record is checked to be what warcio makes of the same bytes, else warcio reads:
+
+* Headers are parsed from the record's own bytes by headerparse.parse_header, warcio's parser transcribed;
+  in a gzip WARC the WARC header is inflated here from the start of the record's member.
+* gzip: the record must be its member, alone. A small member is inflated here whole: exact. A larger
+  one: no gzip member header (1f 8b 08) from its start to the next record's, so FastWARC (which reads
+  members back to back) read one member; its trailer's size says it holds the WARC header (ending in a
+  plain blank line, so FastWARC's ends where warcio's does), the block and at most 4 more bytes, which
+  strict FastWARC skipped to reach the next member's WARC header, so blank lines. The last member is
+  inflated again: whole, nothing after it.
+* Uncompressed WARC: split here (FastWARC would only re-read bytes kept here): after a block, blank lines,
+  then a line warcio takes for a record header. A stream ending in a record (cut short) is warcio's.
+* A record is committed (counted, its page yielded with offset and length) once the next one confirms
+  where it ends, so a failed check loses nothing: warcio reads from the first uncommitted record, fed the
+  bytes kept here in the 16 KiB blocks it reads from the stream's start (so even its handling of corrupt
+  data is unchanged); where its first record ends on a record boundary the fast path goes on (junk it
+  skipped is counted at the end, as warcio counts it), else warcio reads to the end.
+
+So warcio alone reads ARC files and streams not starting ``WARC/`` (seen in the first bytes), the rest
+of a gzip WARC after damage that does not end on a record boundary, and single records it parses or
+splits otherwise, over ``MAX_RECORD`` (kept in memory for a re-read), or with an HTTP header line over
+``MAX_LINE`` (warcio cuts a line spanning three of its buffers where they happen to end: impossible under
+16 KiB uncompressed; in gzip only if 16 KiB of deflate data inflate to under 4 KiB, i.e. padded with
+empty blocks). A source failing mid-stream raises its error after the same records, give or take a
+block. Nothing else is known to differ; tests/test_records_fast.py compares both readers.
+"""
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from collections import Counter
+
+from fastwarc.warc import ArchiveIterator as FastIterator
+from warcio.recordloader import ArcWarcRecordLoader as _Loader
+
+from .headers import HTTP_WANTED, WARC_WANTED, parse_header
+from .headers import HeaderIncomplete as _More
+from .headers import NotAsWarcio as _NotFast
+from .warcio_reader import HEADER_LINE, is_html, record_page, warcio_pages
+
+BLOCK = 16384              # warcio's read size (warcio.utils.BUFF_SIZE)
+MAX_RECORD = 16 << 20      # longer record blocks are left to warcio: the fast path keeps a record in memory
+MAX_LINE = 4096            # HTTP header lines longer than this are left to warcio (see above)
+READ = 1 << 16             # source read size when the tap needs more
+KEEP_BEHIND = 1 << 17      # bytes kept behind warcio's read position, to hand the stream back
+HARD_CAP = 2 * MAX_RECORD  # bytes kept for the fast path beyond which warcio takes over
+_NONBLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.strip() keeps: a line that is not blank
+_FAILED = object()
+
+
+class _Delta(dict):
+    """A record's counts until it is committed (a Counter, lighter)."""
+
+    def __missing__(self, key):
+        return 0
+
+
+def fast_pages(fileobj, head: bytes, counts: Counter, max_page_bytes: int, whole_file: bool, trace):
+    """iter_pages over the fast path where it agrees with warcio, warcio elsewhere (see module docstring)."""
+    base = 0
+    if not whole_file:  # warcio's offsets start at the stream's own position when it has one
+        try:
+            base = fileobj.tell()
+        except Exception:
+            base = 0
+    tap = _Tap(fileobj, head, base, base + len(head) if whole_file else base + BLOCK)
+    pos, misaligned = base, 0
+    try:
+        while True:
+            fmt = _format_at(tap, pos)
+            if fmt is not None:
+                pos = yield from _fast_run(tap, pos, fmt, counts, max_page_bytes, trace)
+                if pos is None:
+                    return
+                fmt = _format_at(tap, pos)
+            if trace is not None:
+                trace["handovers"] += 1
+            # warcio may hand back after its first record if that ends on a record boundary, which tells
+            # warcio's state only if that record is the first thing there (a WARC header, not a blank member).
+            switch = _switch_back if fmt is not None else None
+            handed = yield from warcio_pages(_Resume(tap, pos), counts, max_page_bytes, whole_file, switch, trace)
+            if handed is None:
+                return
+            pos, junk = handed
+            misaligned += junk
+            if tap.at_eof(pos):
+                return
+    finally:  # junk warcio skipped before handing back: counted at the end, as warcio counts it
+        if misaligned:
+            counts["archive-record-misaligned"] += misaligned
+
+
+def _fast_run(tap, pos: int, fmt: str, counts: Counter, limit: int, trace):
+    """Pages read from record start ``pos`` on; returns None at the end of the stream, or the position
+    of the first record not committed (warcio's turn)."""
+    tap.pos = keep = pos
+    tap.release(pos)
+    gz, pending = fmt == "gzip", None
+    records = _guard(trace, lambda: FastIterator(tap, parse_http=False)) if gz else None
+    if records is _FAILED:
+        return keep
+    while True:
+        rec = _guard(trace, next, records, None) if gz else _next_plain(tap, pending, keep)
+        if rec is _FAILED or tap.error is not None or tap.capped:
+            return keep
+        finish, result = False, None  # commit ``pending``, then return ``result``
+        if rec is None:
+            if pending is None:
+                return None if keep > tap.base and tap.at_eof(keep) else keep
+            if not _last_ok(tap, pending, gz):
+                return keep
+            end, finish = tap.end, True
+        else:
+            end = rec.stream_pos if gz else rec
+            if end != keep if pending is None else not _ends_at(tap, pending, end, gz):
+                return keep
+            record = _guard(trace, _read_record, tap, rec, end, gz, limit)
+            if record is None or record is _FAILED or tap.error is not None:
+                # warcio reads on from this next record; or from the pending one, unless this one
+                # starts with a WARC header (which _ends_at counts on).
+                if pending is None or tap.error is not None or gz and _format_at(tap, end) != "gzip":
+                    return keep
+                finish, result = True, end
+        if pending is not None:
+            for key, n in pending.delta.items():
+                counts[key] += n
+            if trace is not None:
+                trace["fast-records"] += 1
+            if pending.page is not None:  # warcio's length: the gzip member, or the record without blank lines
+                pending.page.length = end - pending.start if gz else pending.hdr_len + pending.length
+                yield pending.page
+            if finish:
+                return result
+            keep = end
+            tap.release(keep)
+        pending = record
+
+
+def _guard(trace, func, *args):
+    """func(*args); None if warcio should read the record; _FAILED if anything raises (FastWARC: OSError
+    on damage, or a Rust panic, a BaseException), counted by type in ``trace`` (other types are bugs here,
+    costing only speed: warcio reads)."""
+    try:
+        return func(*args)
+    except _NotFast:
+        return None
+    except Exception as exc:
+        failed = exc
+    except BaseException as exc:
+        if type(exc).__name__ != "PanicException":
+            raise
+        failed = exc
+    if trace is not None:
+        trace[f"fast-error:{type(failed).__name__}"] += 1
+    return _FAILED
+
+
+class _Pending:
+    """A record read but not committed: its counts and page, and what is known of where it ends
+    (``member``: its gzip member's length, if inflated here whole)."""
+    __slots__ = ("start", "hdr_len", "length", "head", "delta", "page", "member")
+
+    def __init__(self, *fields):
+        self.start, self.hdr_len, self.length, self.head, self.delta, self.page, self.member = fields
+
+
+def _next_plain(tap, pending, keep: int):
+    """The record after ``pending`` (at ``keep`` if none): the first line after its block that is not
+    blank, as warcio's reader takes it; None at the end of the stream, _FAILED past the memory cap."""
+    if pending is None:
+        return keep
+    pos = pending.start + pending.hdr_len + pending.length
+    while True:
+        found = _NONBLANK.search(tap.buf, pos - tap.start)
+        if found is not None:  # a line warcio takes for the next record, or junk (its way)
+            line = max(tap.buf.rfind(b"\n", pos - tap.start, found.start()) + 1, pos - tap.start)
+            if not HEADER_LINE.match(tap.buf, line, tap.buf.find(b"\n", line) % (len(tap.buf) + 1)):
+                return _FAILED
+            return tap.start + line
+        if tap.eof or tap.error is not None or tap.end - tap.start > HARD_CAP:
+            return None if tap.eof else _FAILED
+        tap.fill(tap.end + READ)
+
+
+def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
+    """Parse and read the record found at ``start`` as warcio would; _NotFast if warcio could read it
+    otherwise (then warcio reads it)."""
+    size, most, hdr = 1024, 2048, None  # usually enough for the WARC header
+    while hdr is None:
+        raw = tap.get(start, start + size)
+        head, member = _inflate(raw, most) if gz else (raw, None)
+        ended = len(raw) < size  # the stream ends in these bytes
+        try:
+            hdr = parse_header(head, len(head), member is not None or not gz and ended, WARC_WANTED,
+                               _Loader.WARC_TYPES)
+        except _More:
+            if ended and not (gz and most) or size >= MAX_RECORD:
+                raise _NotFast from None  # the stream ends inside the header, or it is absurdly long
+            size, most = size * 8, 0
+        except EOFError:
+            raise _NotFast from None
+    rec_headers, hdr_len = hdr
+    if not gz and ended and hdr_len >= len(head):
+        raise _NotFast  # the stream ends in the WARC header or right after it: warcio tells if it is cut
+    rtype = rec_headers.get_header("WARC-Type")
+    uri = rec_headers.target_uri()
+    try:
+        length = int(rec_headers.get_header("Content-Length"))
+    except (TypeError, ValueError):
+        raise _NotFast from None  # warcio reads on without a length (or as length 0): its way
+    if length < 0 or length > MAX_RECORD or rtype in _Loader.HTTP_RECORDS and length and uri is None:
+        raise _NotFast  # (the last: warcio fails on it, AttributeError; let it)
+    alone = member is not None
+    if alone and (len(head) < hdr_len + length or head[hdr_len + length:].strip()):
+        raise _NotFast  # a member holding less, or more, than the record
+    if gz and not alone:  # FastWARC's block is read: its header must end where warcio's does
+        if length != rec.content_length or not head[:hdr_len].endswith((b"\n\r\n", b"\n\n")):
+            raise _NotFast
+    http_headers = body = None
+    # Of the block, only a response's HTTP header and an HTML body are read; requests and revisits get
+    # HTTP headers from warcio too, but nothing depends on them (and a whole block cannot fail to parse).
+    if rtype == "response" and length and uri.startswith(_Loader.HTTP_SCHEMES):
+        # The HTTP header from the block bytes at hand; if it runs past them, from FastWARC's block (gzip:
+        # its start must be the same bytes) or the tap (plain); up to 64 KiB.
+        fast, at = rec.reader if gz and member is None else None, start + hdr_len
+        data = head[hdr_len:hdr_len + length]
+        while True:
+            try:
+                http_headers, http_len = parse_header(data, len(data), len(data) == length, HTTP_WANTED,
+                                                      None, MAX_LINE)
+                break
+            except _More:
+                if fast is not None:
+                    read, fast = fast.read(min(length, 1 << 16)), None
+                    if read[:len(data)] != data:
+                        raise _NotFast from None
+                else:
+                    read = b"" if gz else tap.get(at, at + min(length, 1 << 16))
+                if len(read) <= len(data):
+                    raise _NotFast from None  # the block ends early, or its HTTP header is that long
+                data = read
+        if is_html(http_headers.get_header("Content-Type")):
+            need = min(length, http_len + limit + 1)
+            if need <= len(data):
+                body = data[http_len:need]
+            elif fast is not None:  # FastWARC's block, untouched so far: its body in one piece
+                if fast.read(http_len) != data[:http_len]:
+                    raise _NotFast
+                body = fast.read(need - http_len)
+                if body[:len(data) - http_len] != data[http_len:]:
+                    raise _NotFast
+            elif gz:  # FastWARC's block, read up to len(data)
+                body = data[http_len:] + rec.reader.read(need - len(data))
+            else:
+                body = tap.get(at + http_len, at + need)
+    delta = _Delta()
+    page = record_page(rtype, rec_headers, http_headers, lambda: body if len(body) <= limit else None,
+                       delta, limit, start)
+    return _Pending(start, hdr_len, length, head[:hdr_len], delta, page, member)
+
+
+def _ends_at(tap, p: _Pending, end: int, gz: bool) -> bool:
+    """Whether record ``p`` ends where the next one was found (``end``), as warcio would read it."""
+    block_end = p.start + p.hdr_len + p.length
+    if not gz:
+        return end >= block_end and not tap.get(block_end, end).strip()
+    if p.member is not None:
+        return p.start + p.member == end
+    lo, hi = p.start + 1 - tap.start, end - 17 - tap.start  # where a second member could start
+    if hi <= lo:
+        return False
+    at = tap.buf.find(b"\x1f\x8b", lo, hi)
+    while at >= 0:
+        if tap.buf[at + 2] == 8:
+            return False
+        at = tap.buf.find(b"\x1f\x8b", at + 1, hi)
+    size = struct.unpack("<I", tap.get(end - 4, end))[0]
+    return (size - p.hdr_len - p.length) & 0xFFFFFFFF <= 4
+
+
+def _last_ok(tap, p: _Pending, gz: bool) -> bool:
+    """Whether the last record runs exactly to the end of the stream, whole (warcio's reading of it)."""
+    while not tap.eof and tap.error is None and tap.end - tap.start <= HARD_CAP:
+        tap.fill(tap.end + READ)
+    if not tap.eof or tap.error is not None:
+        return False
+    block_end = p.hdr_len + p.length
+    if not gz:
+        return tap.end >= p.start + block_end and not tap.get(p.start + block_end, tap.end).strip()
+    if p.member is not None:
+        return p.start + p.member == tap.end
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        data = inflater.decompress(tap.get(p.start, tap.end))
+    except zlib.error:
+        return False
+    return (inflater.eof and not inflater.unused_data and len(data) >= block_end
+            and data[:p.hdr_len] == p.head and not data[block_end:].strip())
+
+
+def _switch_back(it):
+    """After warcio's first record: the position the fast path can go on from, if the record ended on a
+    record boundary with warcio in the state it starts in, junk skipped aside (else None: warcio goes on)."""
+    it.read_to_end()
+    inflater = it.reader.decompressor
+    if inflater is not None:
+        if not inflater.eof or it.next_line is not None:
+            return None
+    elif it.next_line is not None and not it.next_line.startswith(b"WARC/"):
+        return None
+    resume = it.offset
+    return resume if resume >= it.fh.tap.start else None
+
+
+def _format_at(tap, pos: int) -> str | None:
+    """'gzip' or 'plain' if a WARC record (gzip member) starts at ``pos``, else None."""
+    data = tap.get(pos, pos + 512)
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return "gzip" if _inflate(data, 8)[0].startswith(b"WARC/") else None
+        except _NotFast:
+            return None
+    return "plain" if data.startswith(b"WARC/") else None
+
+
+def _inflate(raw: bytes, most: int) -> tuple[bytes, int | None]:
+    """The start of a gzip member (at most ``most`` bytes, 0: all ``raw`` gives); and the member's
+    compressed length if all of it was inflated (else None)."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        data = inflater.decompress(raw, most)
+    except zlib.error:
+        raise _NotFast from None
+    return data, len(raw) - len(inflater.unused_data) if inflater.eof else None
+
+
+class _Tap:
+    """The source stream, read once. FastWARC reads through it; bytes from the first uncommitted record
+    on stay here, so warcio can read them again (S3 and HTTPS bodies cannot be rewound)."""
+
+    def __init__(self, src, head: bytes, base: int, first_block: int):
+        self.src, self.buf = src, bytearray(head)
+        self.start = self.pos = self.base = base  # stream positions of buf[0], of FastWARC's next read
+        self.first_block = first_block  # where warcio's second read starts (then every BLOCK bytes)
+        self.eof, self.error, self.capped = False, None, False
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.buf)
+
+    def fill(self, upto: int) -> None:
+        """Read the source up to ``upto`` (or its end, or its failure, which is kept for warcio to meet)."""
+        while self.end < upto and not self.eof and self.error is None:
+            try:
+                data = self.src.read(max(upto - self.end, BLOCK))
+            except Exception as exc:
+                self.error = exc
+                return
+            if not data:
+                self.eof = True
+            self.buf += data
+
+    def get(self, a: int, b: int) -> bytes:
+        self.fill(b)
+        with memoryview(self.buf) as view:
+            return view[a - self.start:b - self.start].tobytes()
+
+    def release(self, upto: int) -> None:
+        """Bytes before ``upto`` are not needed any more: dropped once they are most of the buffer (each
+        drop makes the next growth copy what is left)."""
+        if upto - self.start > max(READ * 16, len(self.buf) // 2):
+            del self.buf[:upto - self.start]
+            self.start = upto
+
+    def at_eof(self, pos: int) -> bool:
+        self.fill(pos + 1)
+        return self.eof and self.end <= pos
+
+    def read(self, n: int = -1):
+        """FastWARC's read. A failure of the source, or the memory cap, looks like the end to it."""
+        n = READ if n is None or n < 0 else n
+        if self.end - self.start > HARD_CAP:
+            self.capped = True
+            return b""
+        if self.pos + n > self.end:
+            self.fill(self.pos + n)
+        i = self.pos - self.start
+        data = self.buf[i:i + n]
+        self.pos += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self.pos
+
+
+class _Resume:
+    """The stream from ``pos`` on, for warcio, in the blocks it reads from the stream's start (the first
+    ending where its first read of the stream ended, then every BLOCK bytes)."""
+
+    def __init__(self, tap: _Tap, pos: int):
+        self.tap, self.pos = tap, pos
+
+    def tell(self) -> int:
+        return self.pos
+
+    def read(self, n: int = -1) -> bytes:
+        tap, pos = self.tap, self.pos
+        stop = tap.first_block if pos < tap.first_block else pos + BLOCK - (pos - tap.first_block) % BLOCK
+        if n is not None and n >= 0:
+            stop = min(stop, pos + n)
+        tap.fill(stop)
+        if tap.end <= pos and tap.error is not None:
+            raise tap.error  # where the source failed (after the bytes it gave, as it gave them to us)
+        data = bytes(tap.buf[pos - tap.start:stop - tap.start])
+        self.pos += len(data)
+        tap.release(self.pos - KEEP_BEHIND)
+        return data

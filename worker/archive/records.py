@@ -1,0 +1,109 @@
+"""Archive bytes → HTML pages: the one layer that knows WARC and ARC.
+
+warcio reads the records (WARC gzip-per-record or plain, ARC plain or gzipped, detected from the first
+line); this module decides which records are HTML pages, undoes HTTP encodings, and counts everything it
+skips, so statistics account for every record. A damaged archive raises ArchiveError; a damaged page is
+counted and skipped.
+
+warcio's reading (:mod:`.warcio_reader`) is the reference, but slow: a WARC stream is handed to
+:mod:`.fastwarc_reader`, which lets FastWARC split and inflate the records, checks every record against what
+warcio makes of the same bytes, and gives the stream back to warcio wherever they could differ. Both feed
+:func:`.warcio_reader.record_page`, so a record counts and reads the same either way.
+"""
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+from typing import Iterator
+
+from ..errors import ArchiveError
+from ..html.native import FASTWARC
+from ..html.page import Page
+from .warcio_reader import HTML_TYPES, is_html, warcio_pages
+
+__all__ = ["ARCHIVE_STARTS", "HTML_TYPES", "is_archive_start", "is_html", "iter_pages", "shown_start"]
+
+
+class _Replay:
+    """A stream that first returns bytes already read from ``raw`` (so we can look before warcio reads)."""
+
+    def __init__(self, head: bytes, raw):
+        self.head, self.raw = head, raw
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            if n is None or n < 0:
+                data, self.head = self.head + self.raw.read(), b""
+                return data
+            data, self.head = self.head[:n], self.head[n:]
+            return data
+        return self.raw.read(n)
+
+
+def _check_start(fileobj) -> bytes:
+    """The stream's first bytes, after refusing a stream that does not open as WARC or ARC (gzipped or
+    not), before warcio guesses.
+
+    warcio's ARC parser takes almost any line of five words for a record header; a real ARC file opens
+    with its ``filedesc://`` header and a WARC file with ``WARC/``.
+    """
+    head = fileobj.read(4096)
+    try:
+        text = _opening(head)
+    except zlib.error as exc:
+        raise ArchiveError(f"not a readable WARC/ARC archive: gzip data is corrupt ({exc})") from None
+    if not head:
+        raise ArchiveError("empty: the archive holds no records")
+    if not text.startswith(ARCHIVE_STARTS):
+        raise ArchiveError(f"not a WARC/ARC archive: it starts with {shown_start(text)}, not 'WARC/' or "
+                           "'filedesc://'")
+    return head
+
+
+ARCHIVE_STARTS = (b"WARC/", b"filedesc://")
+
+
+def _opening(head: bytes) -> bytes:
+    """The first bytes of a stream's content (inflated if gzip: zlib.error if corrupt), blank lines dropped."""
+    if head[:2] == b"\x1f\x8b":
+        head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 256)
+    return head.lstrip(b"\r\n")
+
+
+def is_archive_start(head: bytes) -> bool:
+    """Whether bytes (the first few KB of a file, gzipped or not) open a WARC or ARC archive."""
+    try:
+        return _opening(head).startswith(ARCHIVE_STARTS)
+    except zlib.error:
+        return False
+
+
+def shown_start(data: bytes, chars: int = 40) -> str:
+    """The first line of ``data`` (at most ``chars`` characters), quoted, as a person can read it: UTF-8
+    decoded, any other byte as a ``\\xNN`` escape, control characters escaped (never a replacement mark)."""
+    line = data[:chars * 4].decode("utf-8", "backslashreplace").split("\n")[0][:chars]
+    return "'" + "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line) + "'"
+
+
+def iter_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool = True, *,
+               fast: bool = True, trace: Counter | None = None) -> Iterator[Page]:
+    """Yield each HTML response of the archive as a Page, counting every record into ``counts``.
+
+    Keys counted: records, record:<type>, html_pages, non_html_responses, truncated, and problem kinds
+    (page-too-large, http-*), and archive-record-misaligned for junk skipped between records.
+
+    ``whole_file``: the stream is a whole archive, so an ARC must open with its filedesc header (warcio's
+    ARC parser takes almost any line of five words for a record) and an empty stream is an error.
+
+    ``fast``: let FastWARC read where it gives the same pages and counts (False: warcio reads all; the same
+    result, slower). ``trace``, if given, counts records by reader (fast-records, warcio-records) and
+    handovers, for tests and benchmarks.
+    """
+    head = _check_start(fileobj) if whole_file else b""
+    if fast and FASTWARC.active:  # else FastWARC is not installed, or turned off: warcio reads everything
+        from . import fastwarc_reader  # (imports FastWARC: only where the loader found it)
+
+        yield from fastwarc_reader.fast_pages(fileobj, head, counts, max_page_bytes, whole_file, trace)
+        return
+    stream = _Replay(head, fileobj) if whole_file else fileobj
+    yield from warcio_pages(stream, counts, max_page_bytes, whole_file, trace=trace)

@@ -1,0 +1,1 @@
+"""html-embedded-jsonld: script blocks -> lenient JSON -> offline expansion -> triples."""

@@ -1,0 +1,1 @@
+"""html-microdata: the W3C note "Microdata to RDF"."""

@@ -1,0 +1,289 @@
+"""The class index of a page for the classic-microformat extractors, and the scoped lookups built on it.
+
+Apart from the value rules (:mod:`.values`) because this is the structure side: where a root's properties
+are, found fast; it knows nothing of what a property's value is. :class:`.values.MfDoc` builds on it.
+
+Why an index: ten extractors look up some hundred class names inside each microformat root. Any23 ran an
+XPath over the subtree for every (root, class) pair, which is what makes it (and mf2py's backcompat) slow
+on big pages. Here one walk over the tree lists every element that has a class attribute, in document
+order, with its lower-cased class tokens; each token gets the list of its elements. The index is built
+once per page and cached (:func:`.common.mf_doc`), so the ten extractors share it.
+
+Why lookups are interval arithmetic: in document order the class-bearing descendants of an element form
+one contiguous run, from the element itself up to the first class-bearing element after its subtree
+(found by galloping over that order, with an ancestor test). So "descendants of E with class C" is two
+bisections in C's position list (:meth:`MfIndex.find`), and "all the properties of root E" is one scan of
+E's run (:meth:`MfIndex.collect`) that jumps over the runs of nested roots of the same format.
+
+Scopes: a root's properties are looked for in the root's subtree, plus, as in Any23 and mf2's backcompat,
+what its include pattern pulls in: ``class="include"`` links/objects to ``#id``, ``td/th headers`` ids, and
+``itemref`` ids (the microformats test suite uses it on v1 roots). Included elements that contain the root
+itself are ignored (no loops).
+"""
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from lxml import etree
+
+from ...html import dom
+from ...rdf.terms import BNode
+
+_FIRST_WITH_CLASS = etree.XPath("(descendant-or-self::*[@class])[1]")
+
+
+class MfIndex:
+    """The class index of one page and the scoped lookups built on it."""
+
+    __slots__ = ("root", "base", "url", "by_class", "pos", "order", "tokens", "count", "_plists", "_runs",
+                 "_end_memo", "_nested_cache", "_scopes", "_ids")
+
+    def __init__(self, root, base: str, url: str):
+        self.root = root
+        self.base = base
+        self.url = url
+        # (a walk in C, worker/html/dom.py: proxies only for the elements with a class)
+        order: list = dom.find(root, ("class",), dom.SUBTREE, True)
+        tokens: list = [el.get("class").lower().split() for el in order]
+        pos = {el: i for i, el in enumerate(order)}
+        by_class: dict[str, list] = {}
+        for el, toks in zip(order, tokens):
+            for token in toks:
+                els = by_class.get(token)
+                if els is None:
+                    by_class[token] = [el]
+                elif els[-1] is not el:  # class="vcard vcard"
+                    els.append(el)
+        self.by_class = by_class
+        self.pos = pos
+        self.order = order
+        self.tokens = tokens
+        self.count = len(order)
+        self._plists: dict[str, list[int]] = {}
+        self._runs: dict = {}
+        self._end_memo: dict = {}
+        self._nested_cache: dict = {}
+        self._scopes: dict = {}
+        self._ids: dict | None = None
+
+    # ------------------------------------------------------------------------------------------ index
+
+    def roots(self, token: str) -> list:
+        """Every element with class ``token``, in document order."""
+        return self.by_class.get(token, [])
+
+    def has(self, el, token: str) -> bool:
+        els = self.by_class.get(token)
+        if not els or el not in self.pos:
+            return False
+        p = self.pos[el]
+        plist = self._plist(token)
+        i = bisect_left(plist, p)
+        return i < len(plist) and plist[i] == p
+
+    def node(self, el, role: str = "") -> BNode:
+        """The blank node for ``el`` (and ``role``), the same in every microformat format's output.
+
+        ``el`` always comes from the index (roots and properties are found by class), so it has a position.
+        """
+        return BNode(f"m{self.pos.get(el, 'x')}{role}")
+
+    def _plist(self, token: str) -> list[int]:
+        plist = self._plists.get(token)
+        if plist is None:
+            pos = self.pos
+            plist = self._plists[token] = [pos[e] for e in self.by_class.get(token, ())]
+        return plist
+
+    def _run(self, el) -> tuple[int, int]:
+        """Positions [lo, hi) of the class-bearing elements in ``el``'s subtree (``el`` included)."""
+        cached = self._runs.get(el)
+        if cached is not None:
+            return cached
+        lo = self.pos.get(el)
+        hi = self._end(el)
+        if lo is None:
+            first = _FIRST_WITH_CLASS(el)
+            lo = self.pos.get(first[0], hi) if first else hi
+        self._runs[el] = (lo, hi)
+        return lo, hi
+
+    def _end(self, el) -> int:
+        """The position of the first class-bearing element after ``el``'s subtree (``count`` if none).
+
+        That is the first class-bearing element in a following sibling's subtree, else the parent's end: so
+        the walk climbs, and every element it passes is memoised, which keeps deeply nested roots linear.
+        """
+        memo = self._end_memo
+        path = []
+        node = el
+        result = self.count
+        while node is not None:
+            cached = memo.get(node)
+            if cached is not None:
+                result = cached
+                break
+            path.append(node)
+            found = self._first_after(node)
+            if found is not None:
+                result = found
+                break
+            node = node.getparent()
+        for passed in path:
+            memo[passed] = result
+        return result
+
+    def _first_after(self, node) -> int | None:
+        """The position of the first class-bearing element in the subtrees of ``node``'s following siblings."""
+        pos = self.pos
+        sib = node.getnext()
+        while sib is not None:
+            if isinstance(sib.tag, str):
+                p = pos.get(sib)
+                if p is None:
+                    first = _FIRST_WITH_CLASS(sib)
+                    p = pos.get(first[0]) if first else None
+                if p is not None:
+                    return p
+            sib = sib.getnext()
+        return None
+
+    # ----------------------------------------------------------------------------------------- scopes
+
+    def scope(self, el) -> list:
+        """``el`` plus the elements its include pattern, ``headers`` or ``itemref`` bring in."""
+        cached = self._scopes.get(el)
+        if cached is not None:
+            return cached
+        extra_ids: list[str] = []
+        lo, hi = self._run(el)
+        for inc in self._between("include", lo, hi):
+            ref = inc.get("href") if inc.get("href") is not None else inc.get("data")
+            if ref and "#" in ref:
+                extra_ids.append(ref.split("#", 1)[1])
+        for attr in ("itemref", "headers"):
+            value = el.get(attr)
+            if value:
+                extra_ids += value.split()
+        scope = [el]
+        if extra_ids:
+            ids = self._id_map()
+            for ident in extra_ids:
+                target = ids.get(ident)
+                if target is None or any(target is s for s in scope):
+                    continue
+                if any(a is target for a in el.iterancestors()):
+                    continue  # including an ancestor would include the root itself
+                scope.append(target)
+        self._scopes[el] = scope
+        return scope
+
+    def _id_map(self) -> dict:
+        if self._ids is None:
+            ids: dict = {}
+            for owner in dom.find(self.root, ("id",))[0]:
+                ids.setdefault(owner.get("id"), owner)
+            self._ids = ids
+        return self._ids
+
+    def _between(self, token: str, lo: int, hi: int) -> list:
+        els = self.by_class.get(token)
+        if not els or lo >= hi:
+            return []
+        plist = self._plist(token)
+        return els[bisect_left(plist, lo):bisect_left(plist, hi)]
+
+    # ---------------------------------------------------------------------------------------- lookups
+
+    def collect(self, el, wanted: frozenset | set, stop: str | None = None) -> dict[str, list]:
+        """The elements of ``el``'s scope (``el`` included) with a class in ``wanted``, by class, in order.
+
+        One scan over the scope's class-bearing elements, however many properties a format has: the
+        interior of a nested element with class ``stop`` is jumped over (the nested element itself still
+        counts: ``class="agent vcard"`` is a property of the outer root).
+        """
+        props: dict[str, list] = {}
+        order, tokens = self.order, self.tokens
+        scope = self.scope(el)
+        seen: set | None = set() if len(scope) > 1 else None
+        for part in scope:
+            lo, hi = self._run(part)
+            p = lo
+            while p < hi:
+                e = order[p]
+                toks = tokens[p]
+                if seen is None or e not in seen:
+                    if seen is not None:
+                        seen.add(e)
+                    for t in toks:
+                        if t in wanted:
+                            found = props.get(t)
+                            if found is None:
+                                props[t] = [e]
+                            elif found[-1] is not e:
+                                found.append(e)
+                if stop is not None and e is not el and p > lo and stop in toks:
+                    p = max(self._run(e)[1], p + 1)
+                else:
+                    p += 1
+        return props
+
+    def find(self, el, token: str, stop: str | None = None, strict: bool = False) -> list:
+        """Elements with class ``token`` in ``el``'s scope, in document order.
+
+        ``stop``: skip those strictly inside a nested element with class ``stop`` (a nested root of the
+        same format owns its own properties). ``strict``: leave out ``el`` itself. Bisections and slices
+        only, so a root with thousands of nested roots costs no more than their number.
+        """
+        els = self.by_class.get(token)
+        if not els:
+            return []
+        plist = self._plist(token)
+        scope = self.scope(el)
+        out: list = []
+        for part in scope:
+            lo, hi = self._run(part)
+            i, j = bisect_left(plist, lo), bisect_left(plist, hi)
+            if i >= j:
+                continue
+            if strict and els[i] is el:
+                i += 1
+            if stop is not None and stop in self.by_class:
+                for start, end in self._nested(el, stop, lo, hi):
+                    a = bisect_right(plist, start, i, j)  # keep the nested root itself, not its inside
+                    out.extend(els[i:a])
+                    i = max(a, bisect_left(plist, end, i, j))
+            out.extend(els[i:j])
+        if len(out) > 1 and len(scope) > 1:
+            seen: set = set()
+            out = [e for e in out if not (e in seen or seen.add(e))]
+        return out
+
+    def _nested(self, el, stop: str, lo: int, hi: int) -> list[tuple[int, int]]:
+        """Runs of the outermost elements with class ``stop`` strictly inside [lo, hi), ``el`` excluded."""
+        key = (el, stop, lo)
+        cached = self._nested_cache.get(key)
+        if cached is not None:
+            return cached
+        plist, stops = self._plist(stop), self.by_class[stop]
+        runs: list[tuple[int, int]] = []
+        i, j = bisect_right(plist, lo), bisect_left(plist, hi)
+        while i < j:
+            nested = stops[i]
+            if nested is el:
+                i += 1
+                continue
+            start, end = plist[i], self._run(nested)[1]
+            runs.append((start, end))
+            i = bisect_left(plist, end, i + 1, j)  # the next one outside this one
+        self._nested_cache[key] = runs
+        return runs
+
+    def first(self, el, token: str, stop: str | None = None):
+        found = self.find(el, token, stop)
+        return found[0] if found else None
+
+    def _any(self, token: str, lo: int, hi: int) -> bool:
+        plist = self._plist(token) if token in self.by_class else ()
+        i = bisect_left(plist, lo)
+        return i < len(plist) and plist[i] < hi

@@ -1,0 +1,1 @@
+"""html-rdfa: RDFa 1.1 Core with the HTML+RDFa host-language rules."""

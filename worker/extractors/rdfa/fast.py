@@ -1,0 +1,98 @@
+"""The fast path of :mod:`.extractor`: the triples of a page whose RDFa is all plain ``<meta>``/``<link>`` children of
+``<head>`` (the Open Graph page), computed directly, subject the base.
+
+Apart from the walk (:mod:`.walk`) because it is a shortcut with its own conditions: any attribute that
+could change a subject, an object, the kind of value or a prefix sends the page to the full walk, which
+gives the same triples (the tests compare the two).
+"""
+from __future__ import annotations
+
+from ...rdf.terms import BNode, Literal
+from .context import INITIAL_PREFIXES
+from .curie import tokens
+from .values import text
+from .walk import Walk, Scope
+
+_SIGNIFICANT = ("about", "typeof", "resource", "href", "src", "property", "rel", "rev", "vocab")
+# Attributes that take a head <meta property> / <link rel> off the fast path (xmlns:* too): each could change
+# the subject, the object, the kind of value or a prefix. Anything else (name, id, data-*) is inert.
+_META_OFF_FAST = frozenset(("about", "typeof", "resource", "href", "src", "rel", "rev", "vocab", "prefix",
+                            "inlist", "datatype", "datetime"))
+_LINK_OFF_FAST = frozenset(("about", "typeof", "resource", "src", "property", "vocab", "prefix", "inlist",
+                            "datatype", "content", "datetime"))
+
+
+def fast_triples(doc: Walk, bearing: list) -> bool:
+    """Triples of a page whose RDFa is all plain ``<head>`` ``<meta>``/``<link>`` children; False if it is not."""
+    root = doc.root
+    if root.tag != "html" or any(root.get(name) is not None for name in _SIGNIFICANT):
+        return False
+    head = bearing[0].getparent()
+    if head is None or head.tag != "head" or head.getparent() is not root \
+            or any(head.get(name) is not None for name in _SIGNIFICANT):
+        return False
+    own_lang = []  # per element: whether it sets its own language (nothing else of its scope can change here)
+    for el in bearing:
+        if el.getparent() is not head:
+            return False
+        tag = el.tag
+        if tag == "meta":
+            off = _META_OFF_FAST
+        elif tag == "link":
+            off = _LINK_OFF_FAST
+        else:
+            return False
+        lang = False
+        for name in el.keys():
+            if name in off or name[:6] == "xmlns:":
+                return False
+            if name == "lang" or name == "xml:lang":
+                lang = True
+        own_lang.append(lang)
+    out = doc.out
+    base = doc.base
+    scope = doc.scope(head, doc.scope(root, Scope(INITIAL_PREFIXES, None, None)))
+    # (no @prefix, xmlns: or @vocab on the elements, all off the fast path: only a language can make their
+    # scope differ from the head's, so their IRIs depend on the value alone when the head's scope is the
+    # initial one, as on three pages in four)
+    iris = _iris if scope.prefixes is INITIAL_PREFIXES and scope.vocab is None else _uncached(doc, scope)
+    for el, lang in zip(bearing, own_lang):
+        if el.tag == "meta":
+            content = el.get("content")
+            value = Literal(text(el) if content is None else content,
+                            doc.scope(el, scope).lang if lang else scope.lang)
+            for p in iris(el.get("property") or ""):
+                out.append((base, p, value))
+            continue
+        href = el.get("href")
+        target = None if href is None else doc.iri(href.strip())
+        if target is None:  # a hanging @rel with nothing below <link> to complete it
+            continue
+        for p in iris(el.get("rel") or ""):
+            out.append((base, p, target))
+        for p in iris(el.get("rev") or ""):
+            out.append((target, p, base))
+    return True
+
+
+_IRIS: dict[str, list] = {}  # @property/@rel/@rev value -> its IRIs in the initial context (no blank nodes)
+_DROPPED = BNode("")
+
+
+def _iris(value: str) -> list:
+    """The IRIs of a ``@property``/``@rel``/``@rev`` value in RDFa's initial context, blank nodes left out as
+    the fast path leaves them, once per value per process: og:title, og:image, ... recur on every page."""
+    found = _IRIS.get(value)
+    if found is None:
+        if len(_IRIS) >= 10_000:
+            _IRIS.clear()
+        found = _IRIS[value] = _no_blank_nodes(tokens(value, INITIAL_PREFIXES, None, lambda label: _DROPPED))
+    return found
+
+
+def _uncached(doc: Walk, scope: Scope):
+    return lambda value: _no_blank_nodes(doc.tokens(value, scope))
+
+
+def _no_blank_nodes(found: list) -> list:
+    return [p for p in found if type(p) is not BNode]

@@ -1,0 +1,42 @@
+"""The elements of a parsed page that carry given attributes, for the extractors that start from them.
+
+Why a module: microdata (``itemscope``, ``itemprop``), RDFa (``property``, ``rel``, ...) and the microformats
+(``class``) each begin by finding the few elements that carry their attributes. lxml's XPath ``//@a/..`` walks
+every node at about 0.15 us each, and a Python walk gives every element a proxy; ``_dom.c`` walks libxml2's
+nodes in C and makes proxies only for what it finds (several times faster on real pages). Where the C
+extension is not built, or fails the loader's check (:mod:`.native`), XPath gives the same lists.
+"""
+from __future__ import annotations
+
+from lxml import etree
+
+from .native import CHILDREN, DOCUMENT, DOM, SUBTREE
+
+__all__ = ["CHILDREN", "DOCUMENT", "SUBTREE", "find", "find_xpath"]
+_XPATHS: dict[tuple, etree.XPath] = {}
+_AXES = {DOCUMENT: "//", CHILDREN: "*/", SUBTREE: "descendant-or-self::*/"}
+
+
+def find_xpath(element, names: tuple[str, ...], scope: int, merged: bool):
+    """The same lists by XPath (a union keeps document order): the fallback, and the definition the C walk is
+    tested against."""
+    key = (names, scope, merged)
+    paths = _XPATHS.get(key)
+    if paths is None:
+        each = [f"{_AXES[scope]}@{n}/.." for n in names]
+        paths = _XPATHS[key] = [etree.XPath(" | ".join(each))] if merged else [etree.XPath(p) for p in each]
+    if merged:
+        return paths[0](element)
+    return tuple(path(element) for path in paths)
+
+
+_find_c = DOM.module.find if DOM.active else None  # checked by the loader against a plain walk
+
+
+def find(element, names: tuple[str, ...], scope: int = DOCUMENT, merged: bool = False):
+    """Per name, the elements that carry that attribute (no namespace), in document order; or one list of
+    those that carry any of them (``merged``). ``scope``: DOCUMENT (every element of ``element``'s document,
+    XPath's ``//@name/..``), CHILDREN (its child elements) or SUBTREE (it and its descendants)."""
+    if _find_c is not None:
+        return _find_c(element, names, scope, merged)
+    return find_xpath(element, names, scope, merged)

@@ -1,0 +1,127 @@
+"""The accelerators: native code loaded in this one place, each with its Python fallback, and which of them runs.
+
+Why one place: a fleet instance whose C compiler was missing at install time runs several times slower and
+gives the same output, so nothing but a record shows it. Every caller takes its accelerator from here, and
+:func:`in_use` says which ran; ``quadfleet --version``, every ``stats/<id>.json`` (under ``versions``) and a
+worker's start-up log report it, and a worker warns (:func:`fallback_warning`) when a fallback runs.
+
+- ``scan`` (``_scan.c``): the prefilter's one pass over a page's bytes, and UTF-8 validation. Fallback:
+  :func:`.evidence.scan_py`, and Python's decoder.
+- ``blocks`` (``_blocks.c``): a page's JSON-LD script blocks. Fallback: :func:`.blocks.iter_blocks_py`.
+- ``dom`` (``_dom.c``): the elements of a parsed page that carry given attributes, found by walking libxml2's
+  nodes. It reads lxml's internals, so it is used only after it agrees with a plain walk of a test tree on
+  this lxml build. Fallback: XPath (:mod:`.dom`).
+- ``fastwarc`` (the FastWARC package): splitting and inflating WARC records. Fallback: warcio alone.
+
+The Python twins stay: each is the definition its C module is tested against (the tests run both on the
+same random and real input), and the path a machine without a compiler runs. ``QUADFLEET_NO_NATIVE=all``
+(or a comma-separated list of names) turns accelerators off, to compare the paths or to reproduce a
+fallback.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from types import ModuleType
+
+OFF_ENV = "QUADFLEET_NO_NATIVE"
+NATIVE, FALLBACK = "native", "fallback"
+# The scopes of _dom.find (its C interface): the whole document, an element's children, an element's subtree.
+DOCUMENT, CHILDREN, SUBTREE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    name: str
+    does: str
+    module: ModuleType | None  # None: the fallback runs
+    reason: str = ""  # why the fallback runs
+
+    @property
+    def active(self) -> bool:
+        return self.module is not None
+
+    def describe(self) -> str:
+        return NATIVE if self.active else f"{FALLBACK} ({self.reason})"
+
+
+def _turned_off(name: str) -> bool:
+    words = {w.strip().lower() for w in os.environ.get(OFF_ENV, "").split(",")}
+    return bool(words & {"all", "1", "yes", "true", name})
+
+
+def _dom_agrees(module: ModuleType) -> None:
+    """Raise unless ``module.find`` gives what a plain walk of a test tree gives, for every scope."""
+    from lxml import etree
+
+    doc = etree.fromstring(
+        b"<html lang=en><head><meta property=a content=x><link rel=b href=/><title>t</title></head>"
+        b"<body class=c><div itemscope itemprop=x><span itemprop=y class='c d'>z</span><br></div>"
+        b"<p><a rel=me property=p>a</a></p></body></html>", etree.HTMLParser())
+    names = ("itemprop", "property", "rel", "class")
+    body = doc[1]
+    for el in (doc, doc[0], body, body[0], body[0][1]):
+        for scope, pool in ((DOCUMENT, doc.iter()), (CHILDREN, iter(el)), (SUBTREE, el.iter())):
+            pool = [e for e in pool if isinstance(e.tag, str)]
+            want = tuple([e for e in pool if n in e.attrib] for n in names)
+            want_merged = [e for e in pool if any(n in e.attrib for n in names)]
+            if (module.find(el, names, scope, False) != want
+                    or module.find(el, names, scope, True) != want_merged):
+                raise ValueError(f"differs from a plain walk of the tree (scope {scope})")
+
+
+def _load(name: str, does: str, module: str, check=None) -> Accelerator:
+    if _turned_off(name):
+        return Accelerator(name, does, None, f"turned off by {OFF_ENV}")
+    try:
+        loaded = importlib.import_module(module, __package__)
+    except ImportError as exc:
+        return Accelerator(name, does, None, f"not built or not installed: {exc}")
+    if check is not None:
+        try:
+            check(loaded)
+        except Exception as exc:  # a build that does not fit this lxml: the fallback gives the same answer
+            return Accelerator(name, does, None, f"failed its check: {exc}")
+    return Accelerator(name, does, loaded)
+
+
+SCAN = _load("scan", "the prefilter's pass over a page's bytes; UTF-8 validation", "._scan")
+BLOCKS = _load("blocks", "a page's JSON-LD script blocks", "._blocks")
+DOM = _load("dom", "the elements of a parsed page that carry given attributes", "._dom", check=_dom_agrees)
+FASTWARC = _load("fastwarc", "splitting and inflating WARC records", "fastwarc.warc")
+ACCELERATORS = (SCAN, BLOCKS, DOM, FASTWARC)
+
+
+def in_use() -> dict[str, str]:
+    """Each accelerator's name → ``native``, or ``fallback (why)``."""
+    return {a.name: a.describe() for a in ACCELERATORS}
+
+
+def fallback_warning() -> str | None:
+    """One line naming the accelerators whose fallback runs (None if none does)."""
+    slow = [a for a in ACCELERATORS if not a.active]
+    if not slow:
+        return None
+    return ("running Python fallbacks, several times slower (same output): "
+            + "; ".join(f"{a.name} ({a.does}): {a.reason}" for a in slow))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m quadfleet.worker.html.native [--require]``: print each accelerator's state; with
+    ``--require``, exit 1 naming each one that does not run (the fleet's boot check)."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    for name, state in in_use().items():
+        print(f"{name:<9} {state}")
+    slow = fallback_warning()
+    if slow and "--require" in args:
+        print(f"quadfleet: {slow}: rebuild with a C compiler (pip install --force-reinstall --no-deps quadfleet)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,168 @@
+"""One page in, N-Quads lines per format out: prefilter, run the extractors that fired, serialize.
+
+This is the per-page core shared by ``quadfleet page``, local extraction and the fleet worker.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..html import charset
+from .budget import PageOverBudget, page_budget
+from ..html.evidence import scan
+from ..extractors.base import Extractor
+from ..rdf.nquads import Serializer, bnode_prefix, iri
+from ..html.page import Page
+from ..rdf.schemaorg import canonical
+from ..rdf.terms import IRI, RDF_TYPE
+
+
+@dataclass
+class FormatResult:
+    """What one extractor produced for one page."""
+
+    lines: list[str] = field(default_factory=list)
+    typed_entities: int = 0
+    classes: dict[str, int] = field(default_factory=dict)
+    # (class IRI, property IRI) -> typed entities of that class with that property (rdf:type left out)
+    properties: dict[tuple[str, str], int] = field(default_factory=dict)
+    dropped: int = 0  # triples lost to a term that could not be made valid
+    # subject -> its class IRIs (None for a type that is not an IRI), for class subsets. In ``types``,
+    # ``classes`` and ``properties``, schema.org IRIs have one spelling (http://schema.org/, see schemaorg.py).
+    types: dict = field(default_factory=dict)
+    error: str | None = None  # exception class name if the extractor failed on this page
+
+
+def prefilter(page: Page, extractors: list[Extractor], max_elements: int | None = None) -> list[Extractor]:
+    """The extractors whose test fires on this page's markup evidence (one scan, no parse).
+
+    Sets ``page.evidence``, and ``page.head_cut`` when every extractor that fired and needs a DOM can work
+    on the head's tree alone and all their evidence lies before the first ``<body``/``</head`` (see
+    :func:`_head_cut`). A page with
+    more than ``max_elements`` tags gets no DOM: only the extractors that need none run (counted)."""
+    last = _LAST_TOKENS[0]
+    if last[0] is extractors:  # (the same list for every page of an input: no tuple or key to build)
+        classes, rels, tests = last[1]
+    else:
+        classes, rels = _tokens(tuple(extractors))
+        tests = [(ex, ex.fires or ex.test) for ex in extractors]  # (ex.test calls fires when it is set)
+        _LAST_TOKENS[0] = (extractors, (classes, rels, tests))
+    body = page.body
+    ascii_markup, cut_safe = charset.markup_bytes(body, page.content_type, page.declared_charset)
+    if not ascii_markup:  # UTF-16 and the like: read the markup from the decoded text
+        body = page.text.encode("utf-8", "surrogatepass")
+    ev = page.evidence = scan(body, classes, rels)
+    fired = [ex for ex, test in tests if test(ev)]
+    dom = [ex for ex in fired if ex.needs_tree]
+    if dom and max_elements is not None and ev.tags > max_elements:
+        page.events[OVER_ELEMENTS] += 1
+        return [ex for ex in fired if not ex.needs_tree]
+    if dom and cut_safe and all(ex.head_only_ok for ex in dom) and ev.rdfa_in_head():
+        page.head_cut = _head_cut(body, ev)
+    return fired
+
+
+def _head_cut(body: bytes, ev) -> int:
+    """Where a head-only parse may stop: just after the last tag with RDFa evidence (every one a ``<meta>`` or
+    ``<link>``, which hold nothing), so the scripts and styles a head carries after its Open Graph tags are
+    not parsed (about four fifths of its bytes on the crawl mix); else at the head's end. Page.tree checks
+    that the parser is between tags there, or parses the whole page."""
+    end = _tag_end(body, ev.rdfa_last, ev.head_end)
+    return end if end > 0 else ev.head_end
+
+
+def _tag_end(body: bytes, at: int, limit: int) -> int:
+    """The offset after the ``>`` ending the start tag at ``at`` as the HTML tokenizer reads it (a quoted
+    value may hold '>'), or -1 before ``limit`` or where a quote does not open a value after '='."""
+    p = at + 1
+    while True:
+        gt = body.find(b">", p, limit)
+        if gt < 0:
+            return -1
+        dq, sq = body.find(b'"', p, gt), body.find(b"'", p, gt)
+        if dq < 0 and sq < 0:
+            return gt + 1
+        q = dq if sq < 0 or 0 <= dq < sq else sq
+        if body[p:q].rstrip(b" \t\n\f\r")[-1:] != b"=":
+            return -1
+        close = body.find(body[q:q + 1], q + 1, limit)
+        if close < 0:
+            return -1
+        p = close + 1
+
+
+# page.events kinds of the per-page budgets (config [limits] page_seconds, max_elements)
+OVER_TIME = "page-over-time-budget"
+OVER_ELEMENTS = "page-over-element-budget"
+_TOKENS: dict[tuple, tuple[tuple[bytes, ...], tuple[bytes, ...]]] = {}
+_LAST_TOKENS: list = [(None, None)]  # (the extractor list last seen, its tokens), held so its id is not reused
+
+
+def _tokens(extractors: tuple[Extractor, ...]) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """The class and rel tokens the evidence scan looks for, for this set of extractors."""
+    key = tuple(ex.id for ex in extractors)
+    found = _TOKENS.get(key)
+    if found is None:
+        classes = tuple(dict.fromkeys(t.encode() for ex in extractors for t in ex.classes))
+        rels = tuple(dict.fromkeys(t.encode() for ex in extractors for t in ex.rels))
+        found = _TOKENS[key] = (classes, rels)
+    return found
+
+
+def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bool) -> FormatResult:
+    res = FormatResult()
+    ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.bnode_scope or ex.id), keep_all_predicates)
+    seen: dict[str, None] = {}
+    types: dict = {}
+    preds: dict = {}  # subject -> predicates (for class/property pairs; kept only for typed subjects)
+    line_of = ser.line
+    try:
+        for s, p, o in ex.extract(page):
+            line = line_of(s, p, o)
+            if line is None or line in seen:
+                continue
+            seen[line] = None
+            if p == RDF_TYPE:
+                types.setdefault(s, set()).add(canonical(o) if type(o) is IRI else None)
+            else:
+                ps = preds.get(s)
+                if ps is None:
+                    preds[s] = {p}
+                else:
+                    ps.add(p)
+    except Exception as exc:  # an extractor bug or a pathological page costs this page, this format
+        res.error = type(exc).__name__
+        return res
+    res.lines = list(seen)
+    res.dropped = ser.dropped
+    res.typed_entities = len(types)
+    res.types = types
+    props = res.properties
+    for s, classes in types.items():
+        ps = {canonical(p) for p in preds.get(s, ())}
+        for c in classes:
+            if c is not None:
+                res.classes[c] = res.classes.get(c, 0) + 1
+                for p in ps:
+                    key = (c, p)
+                    props[key] = props.get(key, 0) + 1
+    return res
+
+
+def extract_page(page: Page, extractors: list[Extractor], keep_all_predicates: bool = False,
+                 fired: list[Extractor] | None = None, seconds: float | None = None,
+                 max_elements: int | None = None) -> dict[str, FormatResult]:
+    """Results per format id for the extractors that fired (all given ones if ``fired`` is passed).
+
+    ``seconds``: the page's CPU-time budget; a page over it gives nothing (counted)."""
+    graph = iri(page.url)
+    if graph is None:
+        page.events["page-url-not-absolute"] += 1
+        return {}
+    if fired is None:
+        fired = prefilter(page, extractors, max_elements)
+    try:
+        with page_budget(seconds):
+            return {ex.id: run_extractor(page, ex, graph, keep_all_predicates) for ex in fired}
+    except PageOverBudget:
+        page.events[OVER_TIME] += 1
+        return {}

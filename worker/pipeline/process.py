@@ -1,0 +1,180 @@
+"""The whole life of one input, shared by local runs and fleet workers: open → read pages → prefilter →
+extract → write → commit. Where the work runs (a local process pool, an SQS worker) is decided elsewhere.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import time
+import uuid
+from collections import Counter
+from datetime import datetime, timezone
+from importlib import metadata
+from typing import Callable
+from urllib.parse import urlsplit
+
+from ... import __version__
+from ..config import Config
+from ..output.derived import DerivedOutputs, derived_outputs
+from .domains import PldCache, psl_info
+from ..errors import ArchiveError, Interrupted
+from ..html import native
+from ..archive.inputs import InputSpec
+from ..output.layout import FormatWriters, PageIndex, data_key, done_key, error_key, pages_key, stats_key
+from .pagequads import extract_page, prefilter
+from ..archive.ranges import SelectionReader
+from ..archive.records import iter_pages
+from ..archive.sources import CountingReader, open_stream
+from ..output.stats import FileStats
+
+PROGRESS_EVERY = 50  # pages between progress callbacks
+
+
+def versions() -> dict:
+    out = {"quadfleet": __version__, "python": platform.python_version()}
+    for dist in ("lxml", "PyLD", "warcio"):
+        try:
+            out[dist.lower()] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    out.update(psl_info())  # the Public Suffix List snapshot the PLDs come from
+    out["accelerators"] = native.in_use()  # a fallback gives the same output, slower: only this shows it
+    return out
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
+                  progress: Callable[[int], None] | None = None,
+                  stop: Callable[[], bool] | None = None, index: PageIndex | None = None,
+                  derived: DerivedOutputs | None = None) -> FileStats:
+    """Read one archive and write its quads through ``writers``; the statistics of what was seen.
+
+    ``stop`` is asked before each page; if it says yes, Interrupted is raised (a worker shutting down).
+    ``index``, if given, gets a row for each page that passed the prefilter; ``derived``, each page's
+    results (class subsets, the Parquet table)."""
+    stats = FileStats(inputs=1)
+    extractors = config.extractors()
+    pld_of = PldCache()
+    counts: Counter = Counter()
+    if spec.ranges is None:
+        stream = CountingReader(open_stream(spec.uri))
+        pages = iter_pages(stream, counts, config.max_page_bytes)
+    else:  # records chosen through an index: read by byte range
+        stream = SelectionReader(spec, counts, config.max_page_bytes)
+        pages = stream.pages()
+    pending = 0
+    try:
+        for page in pages:
+            if stop is not None and stop():
+                raise Interrupted(f"{spec.name}: stopped before the end")
+            host = _host(page.url)
+            pld = pld_of(host)
+            fired = prefilter(page, extractors, config.max_elements) if config.prefilter else extractors
+            results = {}
+            if fired:
+                results = extract_page(page, extractors, config.keep_all_predicates, fired=fired,
+                                       seconds=config.page_seconds)
+                for fmt, res in results.items():
+                    if res.lines:
+                        writers.write(fmt, res.lines)
+                if derived is not None and any(res.lines for res in results.values()):
+                    derived.add_page(page, host, pld, results)
+                if index is not None:
+                    index.add(page.url, page.offset, page.length, page.fetch_time, [ex.id for ex in fired],
+                              {fmt: len(res.lines) for fmt, res in results.items()})
+            stats.add_page(host, pld, page, fired, results)
+            pending += 1
+            if progress is not None and pending >= PROGRESS_EVERY:
+                progress(pending)
+                pending = 0
+    finally:
+        stream.close()
+        stats.absorb_read_counts(counts)
+        stats.bytes = stream.count
+    if progress is not None and pending:
+        progress(pending)
+    return stats
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def process_input(spec: InputSpec, store, config: Config,
+                  progress: Callable[[int], None] | None = None,
+                  stop: Callable[[], bool] | None = None) -> FileStats | None:
+    """Extract one input and commit its outputs; None if it was already committed.
+
+    Commit order: data files and the page index, then statistics, then the done marker. Raises
+    (QuadfleetError for the expected failures) without committing anything if the input cannot be fully read.
+    """
+    if store.exists(done_key(spec.id)):
+        return None
+    started = time.time()
+    started_iso = now_iso()
+    writers = FormatWriters(store.scratch, spec.id, config.nq_level, config.compression)
+    index = PageIndex(store.scratch, spec.id, spec.uri, config.formats, config.compresslevel)
+    derived = derived_outputs(store.scratch, spec, config)
+    try:
+        stats = extract_input(spec, config, writers, progress, stop, index=index, derived=derived)
+        if stats.errors.get("archive-cut-short") and spec.ranges is None:
+            # Every page before the cut was read, but the archive is not whole (a truncated download, a copy
+            # still being written): committing it would make a rerun on the complete file skip it for good.
+            raise ArchiveError("the archive is cut short inside its last record (a truncated download or a "
+                               "copy still being written?): not committed; read it again once it is whole")
+    except BaseException:
+        writers.discard()
+        index.discard()
+        if derived is not None:
+            derived.discard()
+        raise
+    stats.duration_s = time.time() - started
+    outputs = {}
+    lines = dict(writers.lines)
+    for fmt, path in writers.close().items():
+        store.put_file(data_key(fmt, spec.id, config.compression), path)
+        outputs[fmt] = {"key": data_key(fmt, spec.id, config.compression), "quads": lines[fmt]}
+    page_rows = index.rows
+    store.put_file(pages_key(spec.id), index.close())
+    more = derived.commit(store, stats) if derived is not None else {}
+    doc = {
+        "input": spec.uri,
+        "input_id": spec.id,
+        **({"selection": {"records": len(spec.ranges)}} if spec.ranges is not None else {}),
+        "started": started_iso,
+        "finished": now_iso(),
+        "worker": socket.gethostname(),
+        "config_hash": config.hash,
+        "versions": versions(),
+        "outputs": outputs,
+        "page_index": {"key": pages_key(spec.id), "rows": page_rows},
+        **more,
+        **stats.to_json(),
+    }
+    store.put_bytes(stats_key(spec.id), json.dumps(doc, indent=1, sort_keys=False).encode())
+    store.delete(error_key(spec.id))
+    # The marker names the attempt that wrote it: a PUT whose answer was lost and that is sent again gets 412
+    # from its own marker, and only its bytes tell it from another attempt's (a duplicate delivery).
+    marker = {"finished": doc["finished"], "worker": worker_name(), "attempt": uuid.uuid4().hex}
+    if not store.put_marker(done_key(spec.id), json.dumps(marker).encode()):
+        stats.committed_by_other = True  # another attempt committed first (duplicate delivery)
+    return stats
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def record_failure(spec: InputSpec, store, reason: str, attempt: int = 1, **extra) -> None:
+    """Write errors/<id>.json: what failed, why, where and when (kept until the input commits)."""
+    doc = {"input": spec.uri, "input_id": spec.id, "reason": reason, "attempt": attempt,
+           "worker": worker_name(), "time": now_iso(), "versions": versions(), **extra}
+    store.put_bytes(error_key(spec.id), json.dumps(doc, indent=1).encode())

@@ -1,0 +1,1 @@
+"""RDF as quadfleet writes it: terms, N-Quads lines, the schema.org vocabulary."""
