@@ -28,9 +28,9 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 def _capture(arc: Path, config, scratch: Path, rounds: int) -> tuple[float, list]:
     """(best extraction CPU seconds, [(page, host, pld, results)] of the pages with triples)."""
-    from quadfleet.worker.pipeline import process
     from quadfleet.worker.archive.inputs import spec as input_spec
     from quadfleet.worker.output.layout import FormatWriters, PageIndex
+    from quadfleet.worker.pipeline import process
 
     class Keep:
         def add_page(self, page, host, pld, results):
@@ -56,8 +56,8 @@ def _capture(arc: Path, config, scratch: Path, rounds: int) -> tuple[float, list
 
 
 def _time_derived(pages: list, config, arc: Path, scratch: Path, rounds: int) -> float:
-    from quadfleet.worker.output.derived import DerivedOutputs
     from quadfleet.worker.archive.inputs import spec as input_spec
+    from quadfleet.worker.output.derived import DerivedOutputs
 
     best = float("inf")
     for _ in range(rounds):
@@ -81,7 +81,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = p.parse_args(argv)
     from crawlmix import build_archives
-
     from quadfleet.worker.config import load_config
 
     base = load_config()

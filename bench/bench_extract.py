@@ -38,12 +38,12 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from quadfleet.worker.pipeline import process
+from quadfleet.worker.archive.inputs import spec as input_spec
+from quadfleet.worker.archive.records import iter_pages
 from quadfleet.worker.config import Config, load_config
 from quadfleet.worker.errors import QuadfleetError
-from quadfleet.worker.archive.inputs import spec as input_spec
 from quadfleet.worker.output.layout import FormatWriters
-from quadfleet.worker.archive.records import iter_pages
+from quadfleet.worker.pipeline import process
 
 try:  # the baseline's libraries (pip install -e '.[bench]'); main() says so if they are missing
     import extruct

@@ -42,9 +42,10 @@ _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 
 def child(archive: str, runs: int, scratch: str) -> None:
     """In the process under callgrind: ``runs`` in-process extractions of ``archive``."""
-    import quadfleet
     from crawlmeasure import m_quadfleet
     from quadfleet.worker.config import load_config
+
+    import quadfleet
 
     print(f"quadfleet_file={quadfleet.__file__}")
     path = Path(archive)

@@ -35,11 +35,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from quadfleet.worker.archive.records import iter_pages
 from quadfleet.worker.config import load_config
 from quadfleet.worker.errors import ArchiveError
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import prefilter, run_extractor
-from quadfleet.worker.archive.records import iter_pages
 
 try:  # mf2py comes with the bench extra (extruct depends on it)
     import mf2py

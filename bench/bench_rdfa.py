@@ -33,13 +33,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
+from quadfleet.worker.archive.records import iter_pages
 from quadfleet.worker.config import load_config
 from quadfleet.worker.errors import ArchiveError
 from quadfleet.worker.extractors.rdfa import extractor as rdfa
 from quadfleet.worker.extractors.rdfa.context import UNDECLARED_PREFIXES
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
-from quadfleet.worker.archive.records import iter_pages
 
 try:  # the baseline (pip install pyrdfa3 html5lib)
     import html5lib

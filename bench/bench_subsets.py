@@ -54,10 +54,10 @@ SMOKE = {"inputs": "40,200", "pages": 4.0, "memory_mb": 1.0, "processes": 1}
 def templates(corpus: Path) -> tuple[list[tuple[str, list[str]]], str]:
     """(page URL, N-Quads lines) of real pages with schema.org types, and where they came from."""
     sys.path.insert(0, str(REPO))
+    from quadfleet.worker.archive.records import iter_pages
     from quadfleet.worker.config import load_config
     from quadfleet.worker.html.page import Page
     from quadfleet.worker.pipeline.pagequads import extract_page
-    from quadfleet.worker.archive.records import iter_pages
 
     pages, source = [], "the bundled sample pages (no corpus found)"
     real = corpus / "real-pages" / "PROVENANCE.tsv"

@@ -110,8 +110,9 @@ def child(job_path: str) -> int:
     archive (this process's caches warm, as the main process's are after classifying the pages), then one
     timed quadfleet-all pass over each, then (if the job says so) one pass over each with the prefilter off;
     results as one JSON line, normalised lines to files."""
-    import quadfleet
     from quadfleet.worker.config import load_config
+
+    import quadfleet
 
     process = qf_module("pipeline.process")
 

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from warcio.archiveiterator import ArchiveIterator
-
 from crawlfloor import HTML_TYPES, warcio_pages
+from warcio.archiveiterator import ArchiveIterator
 
 FLOOR_SCRIPT = Path(__file__).resolve().with_name("crawlfloor.py")
 EXTRUCT_SYNTAXES = ["json-ld", "microdata", "rdfa", "opengraph", "microformat", "dublincore"]
@@ -222,8 +221,8 @@ def m_prefilter(data: bytes, config) -> Round:
     """``prefilter`` on every page, pages fresh from ``iter_pages`` (read before the clock starts), so what
     the prefilter computes and caches on the page (``page.lower``, ...) is inside the timing. Counted after
     the timing, from each page's evidence: pages with body-level markup evidence (:func:`body_evidence`)."""
-    from quadfleet.worker.pipeline.pagequads import prefilter
     from quadfleet.worker.archive.records import iter_pages
+    from quadfleet.worker.pipeline.pagequads import prefilter
 
     extractors = config.extractors()
     pages = list(iter_pages(io.BytesIO(data), collections.Counter(), config.max_page_bytes))

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit, urlunsplit
 
+from crawlfloor import HTML_TYPES, warcio_pages
+
 # Only the standard library, warcio and lxml at module level: quadfleet is imported inside the functions
 # that use it.
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
-
-from crawlfloor import HTML_TYPES, warcio_pages
 
 REAL_SET, CC_SET = "real-pages", "warc-commoncrawl"
 WARC_NAMES = {"real-pages": "real-pages.warc.gz", "crawl-mix": "crawl-mix.warc.gz"}

@@ -26,14 +26,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..worker.html import native
+from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config, config_from_json
 from ..worker.errors import QuadfleetError
-from ..worker.archive.inputs import InputSpec
+from ..worker.html import native
 from ..worker.output.layout import SCRATCH_DIR, LocalStore, stats_key
-from ..worker.pipeline.process import process_input, record_failure
 from ..worker.output.scratch import RunScratch, hold
 from ..worker.output.stats import FileStats
+from ..worker.pipeline.process import process_input, record_failure
 from .preflight import MIXED_FLAG, check_run, open_run
 from .screen import plural
 

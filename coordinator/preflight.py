@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from ..worker.errors import AwsError
 from ..worker.config import TABLE_KEYS, Config
+from ..worker.errors import AwsError
 from ..worker.output.manifest import MANIFEST_KEY, Manifest, RunError, load_manifest
 
 MIXED_FLAG = "--allow-mixed-config"

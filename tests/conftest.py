@@ -48,8 +48,8 @@ def load_bench(name: str):
 def corpus_archive_pages():
     """Every HTML page of the corpus's real WARC/ARC files (warc-commoncrawl, warc-real-misc), in a stable
     order; the archives damaged on purpose give what they can."""
-    from quadfleet.worker.errors import ArchiveError
     from quadfleet.worker.archive.records import iter_pages
+    from quadfleet.worker.errors import ArchiveError
 
     for set_name in ("warc-commoncrawl", "warc-real-misc"):
         for path in sorted(corpus_path(set_name).iterdir()):

@@ -20,10 +20,10 @@ from collections import Counter
 from pathlib import Path
 
 import boto3
-from quadfleet.worker.output.compression import COMPRESSIONS, decompress, find_nquads, nq_stem
-from quadfleet.worker.extractors import EXTRACTORS
-from quadfleet.worker.output.layout import data_key
 from quadfleet.worker.archive.inputs import spec
+from quadfleet.worker.extractors import EXTRACTORS
+from quadfleet.worker.output.compression import COMPRESSIONS, decompress, find_nquads, nq_stem
+from quadfleet.worker.output.layout import data_key
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
 FORMATS = tuple(EXTRACTORS)  # every registered format (the default config enables them all)

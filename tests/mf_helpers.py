@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rdflib import Dataset, Graph, Literal, Namespace, URIRef
-from rdflib.namespace import RDF
-
 from quadfleet.worker.extractors import EXTRACTORS
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page
+from rdflib import Dataset, Graph, Literal, Namespace, URIRef
+from rdflib.namespace import RDF
 
 MF_FORMATS = tuple(f for f in EXTRACTORS if f.startswith("html-mf-"))
 

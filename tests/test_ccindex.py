@@ -21,15 +21,14 @@ from itertools import pairwise
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from conftest import corpus_path
+from quadfleet.coordinator.index import ccindex
+from quadfleet.coordinator.index.ccindex import check_crawl, query_captures
+from quadfleet.worker.errors import InputError
+from quadfleet.worker.output.compression import decompress, find_nquads
 
 from quadfleet import __version__
 from quadfleet.cli import main
-from quadfleet.coordinator.index import ccindex
-from quadfleet.coordinator.index.ccindex import check_crawl, query_captures
-from quadfleet.worker.output.compression import decompress, find_nquads
-from quadfleet.worker.errors import InputError
-
-from conftest import corpus_path
 
 CRAWL = "CC-MAIN-2024-22"
 ARCHIVES = ("warc-commoncrawl/whirlwind.warc.gz", "warc-commoncrawl/cdxj-indexer-cc.warc.gz")

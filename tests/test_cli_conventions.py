@@ -13,12 +13,12 @@ from pathlib import Path
 
 import boto3
 import pytest
+from quadfleet.coordinator.sample import build_sample
+from quadfleet.worker.archive.inputs import spec
+from quadfleet.worker.extractors import EXTRACTORS
 
 from quadfleet.cli import main
 from quadfleet.cli.parser import build_parser
-from quadfleet.coordinator.sample import build_sample
-from quadfleet.worker.extractors import EXTRACTORS
-from quadfleet.worker.archive.inputs import spec
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
 

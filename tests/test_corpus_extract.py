@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import corpus_path
+from quadfleet.worker.archive.inputs import spec
+from quadfleet.worker.output.compression import find_nquads, read_lines
 from rdflib import Dataset
 
 from quadfleet.cli import main
-from quadfleet.worker.output.compression import find_nquads, read_lines
-from quadfleet.worker.archive.inputs import spec
-
-from conftest import corpus_path
 
 BROKEN = {
     "warcio-example-bad-non-chunked.warc.gz",

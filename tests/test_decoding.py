@@ -6,9 +6,8 @@ import re
 import zlib
 
 import pytest
-
-from quadfleet.worker.html.charset import decode, sniff
 from quadfleet.worker.archive.httpbody import BodyTooLarge, dechunk, decode_body
+from quadfleet.worker.html.charset import decode, sniff
 
 
 def test_bom_wins_over_header_and_meta():

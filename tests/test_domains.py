@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import pytest
-
 from quadfleet.worker.pipeline.domains import PSL_VERSION, PldCache, pld, psl_info
 
 

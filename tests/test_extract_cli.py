@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from quadfleet.coordinator.sample import build_sample
+from quadfleet.worker.archive.inputs import input_id, spec
+from quadfleet.worker.output.compression import decompress
 from rdflib import Dataset, URIRef
 
 from quadfleet.cli import main
-from quadfleet.coordinator.sample import build_sample
-from quadfleet.worker.output.compression import decompress
-from quadfleet.worker.archive.inputs import input_id, spec
 
 SCHEMA = "http://schema.org/"
 FORMATS = ("html-embedded-jsonld", "html-microdata")

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from quadfleet.cli import main
 from quadfleet.coordinator.sample import build_sample
 from quadfleet.worker.archive.inputs import spec
+
+from quadfleet.cli import main
 
 ALL_DEFAULT_FORMATS = "html-embedded-jsonld"  # one of the default formats that html-microdata alone lacks
 
@@ -119,7 +119,6 @@ def test_extract_help_documents_allow_mixed_config(capsys):
 def moto_s3(moto_endpoint, monkeypatch):
     """boto3 pointed at the module's moto server, with the clients quadfleet caches made afresh."""
     import boto3
-
     from quadfleet.worker import aws
 
     for name, value in {"AWS_ENDPOINT_URL": moto_endpoint, "AWS_ACCESS_KEY_ID": "testing",

@@ -313,7 +313,6 @@ def test_one_classification_of_failures():
     import botocore.exceptions
     import urllib3.exceptions
     from boto3.exceptions import S3UploadFailedError
-
     from quadfleet.worker.aws import AwsError, CutAnswer, TransientAwsError
     from quadfleet.worker.errors import ArchiveError, InputMissing, TransientError, is_transient
 
@@ -354,7 +353,6 @@ def test_the_fault_proxy_counts_what_it_injects(moto_endpoint):
     given, and counts them: the base of the fault-injection soak."""
     import boto3
     from botocore.config import Config as BotoConfig
-
     from fault_proxy import KINDS
 
     kw = {"region_name": "us-east-1", "aws_access_key_id": "testing", "aws_secret_access_key": "testing",
@@ -389,7 +387,6 @@ def test_an_answer_cut_inside_a_header_value_is_transient():
     ValueError/RuntimeError, which was taken for a bug and logged with its traceback."""
     import botocore.parsers
     import botocore.session
-
     from quadfleet.worker.errors import is_transient
 
     operation = botocore.session.get_session().get_service_model("s3").operation_model("HeadObject")

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from conftest import corpus_path
 from fleet_helpers import CLI, Fleet, parse_status, stem_of, wait_until
-from quadfleet.worker.output.compression import decompress, find_nquads, nq_stem
 from quadfleet.worker.archive.inputs import input_id, selection_id
+from quadfleet.worker.output.compression import decompress, find_nquads, nq_stem
 from quadfleet.worker.queue.messages import parse_message
 
 moto_server = pytest.importorskip("moto.server")

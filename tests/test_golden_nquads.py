@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import corpus_path
 from golden import golden_pages
 

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import brotli
 import pytest
+from quadfleet.worker.output.compression import find_nquads, iter_lines
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
-
-from quadfleet.worker.output.compression import find_nquads, iter_lines
 
 PAGE_SECONDS = 2
 MAX_RSS_MIB = 512

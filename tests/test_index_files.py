@@ -7,16 +7,20 @@ import json
 import zlib
 
 import pytest
-
-from quadfleet.cli import main
+from conftest import corpus_path
 from quadfleet.coordinator.index.files import IndexRecord, read_index
-from quadfleet.coordinator.index.selection import (MAX_MESSAGE_BYTES, build_selection, make_filters, read_selection,
-                                             resolve)
-from quadfleet.worker.errors import InputError
+from quadfleet.coordinator.index.selection import (
+    MAX_MESSAGE_BYTES,
+    build_selection,
+    make_filters,
+    read_selection,
+    resolve,
+)
 from quadfleet.worker.archive.inputs import selection_id
+from quadfleet.worker.errors import InputError
 from quadfleet.worker.queue.messages import WorkItem, parse_message
 
-from conftest import corpus_path
+from quadfleet.cli import main
 
 
 def _read(path) -> tuple[list[IndexRecord], list[tuple[str, str]]]:

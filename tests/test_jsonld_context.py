@@ -4,11 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from quadfleet.worker.extractors.jsonld import context as jsonld_context
+from quadfleet.worker.extractors.jsonld.context import RemoteContextError, full_context, is_schema_org, reduced_context
 from quadfleet.worker.extractors.jsonld.extractor import block_triples
-from quadfleet.worker.extractors.jsonld.context import (RemoteContextError, full_context, is_schema_org,
-                                                        reduced_context)
 from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse
 from quadfleet.worker.html.blocks import iter_blocks
 from quadfleet.worker.rdf.terms import IRI, Literal

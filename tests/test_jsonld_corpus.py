@@ -14,14 +14,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from quadfleet.cli import main
 from quadfleet.worker.extractors.jsonld.context import SCHEMAORG_CONTEXT_PATH, is_schema_org
 from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse
 from quadfleet.worker.html.blocks import iter_blocks
 from quadfleet.worker.rdf.nquads import Serializer
 from quadfleet.worker.rdf.terms import IRI
 from test_jsonld_rdf import _pyld_term  # the same pyld-dataset-to-terms oracle
+
+from quadfleet.cli import main
 
 extruct = pytest.importorskip("extruct")
 rdflib = pytest.importorskip("rdflib")

@@ -4,13 +4,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from quadfleet.worker.extractors import EXTRACTORS
 from quadfleet.worker.extractors.jsonld.extractor import EXTRACTOR, extract
-from quadfleet.worker.rdf.nquads import iri
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page, run_extractor
-from quadfleet.worker.rdf.terms import BNode, IRI, Literal, RDF_TYPE
+from quadfleet.worker.rdf.nquads import iri
+from quadfleet.worker.rdf.terms import IRI, RDF_TYPE, BNode, Literal
 
 URL = "http://example.com/dir/page.html"
 S = "http://schema.org/"

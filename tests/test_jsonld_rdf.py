@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import pytest
 from pyld import jsonld
-
-from quadfleet.worker.extractors.jsonld.extractor import block_triples
 from quadfleet.worker.extractors.jsonld.context import expand
+from quadfleet.worker.extractors.jsonld.extractor import block_triples
 from quadfleet.worker.extractors.jsonld.rdf import canonical_double, to_triples
 from quadfleet.worker.rdf.nquads import Serializer
-from quadfleet.worker.rdf.terms import BNode, IRI, Literal, RDF_TYPE, XSD
+from quadfleet.worker.rdf.terms import IRI, RDF_TYPE, XSD, BNode, Literal
 
 rdflib = pytest.importorskip("rdflib")
 from rdflib.compare import isomorphic  # noqa: E402

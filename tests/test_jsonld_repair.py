@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse, repair
 from quadfleet.worker.html.blocks import iter_blocks
 

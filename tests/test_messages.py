@@ -4,10 +4,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
+from quadfleet.worker.archive.inputs import spec
 from quadfleet.worker.config import load_config
 from quadfleet.worker.errors import ConfigError
-from quadfleet.worker.archive.inputs import spec
 from quadfleet.worker.queue.messages import MalformedMessage, WorkItem, parse_message
 
 URL = "s3://commoncrawl/crawl-data/CC-MAIN-2024-22/segments/1/warc/CC-MAIN-1-00000.warc.gz"

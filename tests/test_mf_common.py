@@ -7,12 +7,12 @@ import re
 import time
 
 import pytest
-from lxml import etree, html as lxml_html
-
-from mf_helpers import ICAL, MF_FORMATS, V, XFN, graph, graphs, run, strs, the
+from lxml import etree
+from lxml import html as lxml_html
+from mf_helpers import ICAL, MF_FORMATS, XFN, V, graph, graphs, run, strs, the
 from quadfleet.worker.config import load_config
 from quadfleet.worker.extractors import EXTRACTORS
-from quadfleet.worker.extractors.microformats.common import combine_datetime, mf_doc, normalise_time, norm
+from quadfleet.worker.extractors.microformats.common import combine_datetime, mf_doc, norm, normalise_time
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
 

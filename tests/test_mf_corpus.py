@@ -8,14 +8,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from rdflib import Dataset
-
 from conftest import corpus_archive_pages, corpus_path
 from mf_helpers import MF_FORMATS
 from quadfleet.worker.config import load_config
 from quadfleet.worker.extractors import EXTRACTORS
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page, prefilter, run_extractor
+from rdflib import Dataset
 
 LIMIT_S = 0.100
 # A page over LIMIT_S still passes under this many times its own lxml parse, timed at the same moment: the
@@ -106,7 +105,6 @@ def test_no_corpus_page_takes_more_than_100_ms_in_the_microformat_extractors():
 def _parse_seconds(page: Page) -> float:
     """The page's lxml parse as Page.tree does it, best of 3."""
     from lxml import etree
-
     from quadfleet.worker.html.page import _PARSER
 
     data = Page(url=page.url, body=page.body, content_type=page.content_type)._utf8

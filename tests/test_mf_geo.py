@@ -3,7 +3,6 @@ the geo element's own "lat;long" value."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import corpus_path
 from mf_helpers import RDF, V, graph, one
 

@@ -3,7 +3,6 @@ that differs from Any23."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import corpus_path
 from mf_helpers import ICAL, RDF, URIRef, graph, one, strs, the
 

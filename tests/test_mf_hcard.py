@@ -3,9 +3,8 @@ where we follow the hCard spec instead of Any23."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import corpus_path
-from mf_helpers import RDF, V, graph, one, strs, the, URIRef
+from mf_helpers import RDF, URIRef, V, graph, one, strs, the
 
 FMT = "html-mf-hcard"
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from conftest import corpus_path
-from mf_helpers import DCT, REV, RDF, V, graph, one, strs, the
+from mf_helpers import DCT, RDF, REV, V, graph, one, strs, the
 
 FMT = "html-mf-hreview"
 

@@ -13,12 +13,11 @@ import re
 from pathlib import Path
 
 import pytest
-from rdflib import Dataset, Graph, Literal, URIRef
-from rdflib.compare import graph_diff, isomorphic, to_isomorphic
-
 from conftest import corpus_path
 from mf_helpers import HR, MF_FORMATS, RDF, V, graphs, run
 from quadfleet.worker.extractors.microformats.common import norm
+from rdflib import Dataset, Graph, Literal, URIRef
+from rdflib.compare import graph_diff, isomorphic, to_isomorphic
 
 BASE = "http://www.test.de"
 FIXTURES = ("example-mf-geo", "example-mf-hadr", "example-mf-hcalendar", "example-mf-hlisting",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from conftest import corpus_path
-from mf_helpers import FOAF, RDF, URIRef, XFN, graph, strs
+from mf_helpers import FOAF, RDF, XFN, URIRef, graph, strs
 
 FMT = "html-mf-xfn"
 PAGE = URIRef("http://example.com/")

@@ -6,12 +6,11 @@ import sys
 
 import pytest
 from conftest import corpus_path
-
 from quadfleet.worker.extractors.microdata import extractor as microdata
 from quadfleet.worker.extractors.microdata.extractor import EXTRACTOR, extract
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page
-from quadfleet.worker.rdf.terms import BNode, IRI, Literal, RDF_TYPE, XSD
+from quadfleet.worker.rdf.terms import IRI, RDF_TYPE, XSD, BNode, Literal
 
 BASE = "http://example.com/dir/page.html"
 S = "http://schema.org/"

@@ -14,10 +14,10 @@ import pytest
 from conftest import corpus_path
 
 rdflib = pytest.importorskip("rdflib")
+from quadfleet.worker.extractors.microdata import extractor as microdata  # noqa: E402
 from rdflib.compare import graph_diff, isomorphic, to_isomorphic  # noqa: E402
 
 from quadfleet.cli import main  # noqa: E402
-from quadfleet.worker.extractors.microdata import extractor as microdata  # noqa: E402
 
 BASE = "https://w3c.github.io/microdata-rdf/tests/"
 MIN_PASS_RATE = 0.95

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import random
 
-from rdflib import Dataset
-
 from quadfleet.worker.rdf.nquads import Serializer, bnode_prefix, iri, lang_tag, literal
-from quadfleet.worker.rdf.terms import BNode, IRI, Literal, RDF_TYPE
+from quadfleet.worker.rdf.terms import IRI, RDF_TYPE, BNode, Literal
+from rdflib import Dataset
 
 G = "<http://example.com/page>"
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import corpus_archive_pages, corpus_path
 from quadfleet.worker.config import load_config
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
-
-from conftest import corpus_archive_pages, corpus_path
 
 
 def real_pages():

@@ -19,14 +19,20 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import corpus_path
+from quadfleet.worker.archive.inputs import selection_spec
+from quadfleet.worker.archive.ranges import (
+    COALESCE_GAP,
+    MAX_SPAN,
+    SelectionReader,
+    inflate_record,
+    plan_spans,
+    record_url,
+)
+from quadfleet.worker.output.compression import find_nquads, iter_lines
+from quadfleet.worker.output.layout import read_page_index
 
 from quadfleet.cli import main
-from quadfleet.worker.output.compression import find_nquads, iter_lines
-from quadfleet.worker.archive.inputs import selection_spec
-from quadfleet.worker.output.layout import read_page_index
-from quadfleet.worker.archive.ranges import COALESCE_GAP, MAX_SPAN, SelectionReader, inflate_record, plan_spans, record_url
-
-from conftest import corpus_path
 
 INDEXER = shutil.which("cdxj-indexer") or str(Path(sys.executable).with_name("cdxj-indexer"))
 GRAPH = re.compile(r"<([^>]*)> \.\n?$")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from conftest import corpus_path
-
-from quadfleet.cli import main
 from quadfleet.worker.extractors.rdfa import extractor as rdfa
 from quadfleet.worker.extractors.rdfa.extractor import EXTRACTOR, extract
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
-from quadfleet.worker.rdf.terms import BNode, IRI, Literal, RDF_TYPE
+from quadfleet.worker.rdf.terms import IRI, RDF_TYPE, BNode, Literal
+
+from quadfleet.cli import main
 
 BASE = "http://example.com/dir/page.html"
 S = "http://schema.org/"

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import corpus_path, load_bench
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_rdfa.py"

@@ -48,14 +48,13 @@ from conftest import corpus_archive_pages, corpus_path
 rdflib = pytest.importorskip("rdflib")
 html5lib = pytest.importorskip("html5lib")
 pyRdfa_module = pytest.importorskip("pyRdfa")
-from rdflib.compare import graph_diff, isomorphic, to_isomorphic  # noqa: E402
-
 from quadfleet.worker.config import load_config  # noqa: E402
 from quadfleet.worker.extractors.rdfa.context import CORE_PREFIXES, INITIAL_TERMS, UNDECLARED_PREFIXES  # noqa: E402
-from quadfleet.worker.rdf.nquads import Serializer, bnode_prefix, iri  # noqa: E402
 from quadfleet.worker.html.page import Page  # noqa: E402
 from quadfleet.worker.pipeline.pagequads import extract_page, prefilter  # noqa: E402
-from quadfleet.worker.rdf.terms import BNode, IRI, Literal  # noqa: E402
+from quadfleet.worker.rdf.nquads import Serializer, bnode_prefix, iri  # noqa: E402
+from quadfleet.worker.rdf.terms import IRI, BNode, Literal  # noqa: E402
+from rdflib.compare import graph_diff, isomorphic, to_isomorphic  # noqa: E402
 
 MIN_AGREEMENT = 0.95
 CORE_CONTEXT = "http://www.w3.org/2011/rdfa-context/rdfa-1.1"

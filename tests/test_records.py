@@ -5,11 +5,9 @@ import re
 from collections import Counter
 
 import pytest
-
-from quadfleet.worker.errors import ArchiveError
-from quadfleet.worker.archive.records import iter_pages
-
 from conftest import corpus_path
+from quadfleet.worker.archive.records import iter_pages
+from quadfleet.worker.errors import ArchiveError
 
 SETS = ("warc-commoncrawl", "warc-real-misc")
 # Files damaged on purpose that no reader can make sense of: must fail cleanly, in one line.

@@ -8,10 +8,10 @@ import json
 import threading
 
 import pytest
-
-from quadfleet.cli import main
 from quadfleet.coordinator.sample import build_sample
 from quadfleet.worker.archive.inputs import spec
+
+from quadfleet.cli import main
 
 
 @pytest.fixture

@@ -13,16 +13,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import corpus_path
+from quadfleet.coordinator.report.stats import Partial
+from quadfleet.worker.output.compression import find_nquads, read_lines
+from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS, read_page_index
+from quadfleet.worker.pipeline.domains import pld
 from rdflib import Dataset, URIRef
 from warcio.archiveiterator import ArchiveIterator
 
 from quadfleet.cli import main
-from quadfleet.coordinator.report.stats import Partial
-from quadfleet.worker.output.compression import find_nquads, read_lines
-from quadfleet.worker.pipeline.domains import pld
-from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS, read_page_index
-
-from conftest import corpus_path
 
 RDF_TYPE = URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 SCHEMA_SPELLINGS = re.compile(r"https?://(?:www\.)?schema\.org/")

@@ -21,17 +21,16 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import REPO, build_real_pages_warc, corpus_archives
+from quadfleet.coordinator.report.classes import canonical_classes
+from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
+from quadfleet.worker.output.layout import read_page_index
+from quadfleet.worker.output.stats import FileStats
+from quadfleet.worker.pipeline.domains import pld
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from quadfleet.cli import main
-from quadfleet.coordinator.report.classes import canonical_classes
-from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
-from quadfleet.worker.pipeline.domains import pld
-from quadfleet.worker.output.layout import read_page_index
-from quadfleet.worker.output.stats import FileStats
-
-from conftest import REPO, build_real_pages_warc, corpus_archives
 
 try:
     import tomllib

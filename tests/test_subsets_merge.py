@@ -27,13 +27,12 @@ from urllib.parse import urlsplit
 
 import pytest
 import zstandard
-
-from quadfleet.cli import main
+from conftest import corpus_archive_pages, corpus_path
 from quadfleet.coordinator.subsets.merge import MergeOptions
 from quadfleet.coordinator.subsets.run import run_subsets
 from quadfleet.worker.pipeline.domains import pld
 
-from conftest import corpus_archive_pages, corpus_path
+from quadfleet.cli import main
 
 # Classes of WDC's list whose pages the corpus has, with deep hierarchies among them (LocalBusiness is an
 # Organization and a Place; CreativeWork holds Article, WebPage, NewsArticle...).

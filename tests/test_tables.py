@@ -18,15 +18,14 @@ from urllib.parse import urlsplit
 
 import pytest
 import rdflib
+from conftest import REPO, build_real_pages_warc, corpus_path
+from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
+from quadfleet.worker.output.layout import read_page_index
+from quadfleet.worker.pipeline.domains import pld
 from rdflib import BNode, Literal
 from rdflib.plugins.parsers.ntriples import W3CNTriplesParser
 
 from quadfleet.cli import main
-from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
-from quadfleet.worker.pipeline.domains import pld
-from quadfleet.worker.output.layout import read_page_index
-
-from conftest import REPO, build_real_pages_warc, corpus_path
 
 duckdb = pytest.importorskip("duckdb")
 

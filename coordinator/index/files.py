@@ -13,16 +13,16 @@ loses one record, never the index.
 from __future__ import annotations
 
 import csv
-import zlib
 import io
 import json
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ...worker.errors import InputError
 from ...worker.archive.inputs import REMOTE_SCHEMES
 from ...worker.archive.ranges import MAX_RECORD
+from ...worker.errors import InputError
 
 # CDX field letters (the Internet Archive's CDX specification) → what we use them for.
 CDX_FIELDS = {"a": "url", "m": "mime", "s": "status", "S": "length", "V": "offset", "g": "filename"}

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 from urllib.parse import urlsplit
 
-from ...worker.errors import InputError
 from ...worker.archive.inputs import REMOTE_SCHEMES, InputSpec, canonical_uri, join_prefix, selection_spec
+from ...worker.errors import InputError
 from .files import IndexRecord
 
 if TYPE_CHECKING:

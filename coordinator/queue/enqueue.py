@@ -12,13 +12,13 @@ from datetime import datetime, timezone
 
 import botocore.exceptions
 
+from ...worker.archive.inputs import REMOTE_SCHEMES, InputSpec, spec
 from ...worker.aws import AwsError, client, describe, region_of_queue
 from ...worker.config import Config
 from ...worker.errors import InputError, QuadfleetError
-from ...worker.archive.inputs import InputSpec, REMOTE_SCHEMES, spec
-from ...worker.queue.messages import WorkItem
 from ...worker.output.manifest import Manifest, RunError, load_inputs, load_manifest, save_inputs, save_manifest
 from ...worker.output.s3 import S3Store
+from ...worker.queue.messages import WorkItem
 
 CRAWL = re.compile(r"CC-MAIN-\d{4}-\d{2}\Z")
 BATCH = 10  # SQS's limit per SendMessageBatch

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 CHART_DIR = "charts"
 _BAR = "#3b6ea8"
 _BAR2 = "#e08a2c"

@@ -11,7 +11,6 @@ import io
 from ..screen import noun, plural
 from .charts import est, num, size
 
-
 # A document = a list of blocks, rendered to Markdown and to HTML alike:
 # ("h", level, text) | ("p", text) | ("table", header, rows, numeric columns) | ("img", path, alt)
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from .stats import STD_DEVS, TOP_LG_K, Partial, RunListing, now_iso
 from .classes import subset_rows
-
+from .stats import STD_DEVS, TOP_LG_K, Partial, RunListing, now_iso
 
 # -- the summary (summary.json) ----------------------------------------------------------------------------
 

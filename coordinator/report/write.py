@@ -15,13 +15,11 @@ import json
 import os
 from pathlib import Path
 
+from ..screen import plural
+from .charts import CHART_DIR, chart_classes, chart_errors, chart_formats, chart_overview, chart_plds, est, num, size
+from .document import build_document, render_html, render_markdown
 from .stats import Partial
 from .summary import class_rows, pair_rows
-from .charts import (CHART_DIR, chart_classes, chart_errors, chart_formats, chart_overview, chart_plds,
-                            est, num, size)
-from .document import build_document, render_html, render_markdown
-from ..screen import plural
-
 
 # -- the report ---------------------------------------------------------------------------------------------
 

@@ -33,8 +33,8 @@ from urllib.parse import urlsplit
 import zstandard
 
 from ...worker.pipeline.domains import PldCache
-from .extsort import DEFAULT_FAN_IN, RunSpiller, merged, remove_runs
 from .classes import RDF_TYPE, class_objects
+from .extsort import DEFAULT_FAN_IN, RunSpiller, merged, remove_runs
 from .parts import FLUSH_LINES, SAMPLE_MAX_PAGE_QUADS, PageSampler, PartWriter
 
 FORMAT_VERSION = 1              # bump when the outputs' content or layout changes: reruns then redo classes

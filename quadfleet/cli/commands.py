@@ -38,10 +38,10 @@ def _refuse_archive(location: str, head: bytes | None = None) -> None:
 
 
 def cmd_page(args) -> int:
+    from ..worker.archive.sources import read_small
     from ..worker.extractors import EXTRACTORS
     from ..worker.html.page import Page
     from ..worker.pipeline.pagequads import extract_page
-    from ..worker.archive.sources import read_small
 
     config = _load_config(args, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
     _refuse_archive(args.page)
@@ -303,9 +303,9 @@ def cmd_status(args) -> int:
 
     from rich.live import Live
 
+    from ..coordinator.queue.status import run_status, status_table
     from ..coordinator.screen import console as make_console
     from ..coordinator.screen import show
-    from ..coordinator.queue.status import run_status, status_table
 
     out = _check_s3_out(args.out)
     console = make_console()
@@ -329,7 +329,6 @@ def cmd_status(args) -> int:
 
 def cmd_redrive(args) -> int:
     from ..coordinator.queue.manage import redrive
-
     from ..coordinator.screen import plural
 
     moved = redrive(args.queue_url)
@@ -352,7 +351,6 @@ def cmd_subsets(args) -> int:
     from ..coordinator.screen import console, plural
     from ..coordinator.subsets.merge import MergeOptions
     from ..coordinator.subsets.run import default_dest, run_subsets
-
     from ..worker.output.s3 import split_s3_url
 
     for name, value in (("--chunk-mb", args.chunk_mb), ("--memory-mb", args.memory_mb)):

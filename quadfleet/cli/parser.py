@@ -11,6 +11,7 @@ from .. import __version__
 from . import commands, fleet
 from .parsing import FORMAT_IDS, STATUS_WORDS, HelpFormatter, add_aws_arguments, add_command, fill
 
+
 def formats_list(value: str) -> list[str]:
     return [f.strip() for f in value.split(",") if f.strip()]
 

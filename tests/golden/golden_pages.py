@@ -194,9 +194,9 @@ def error_kind(exc: Exception) -> str:
 
 def run_archive(path: Path, prefilter: bool, scratch: Path) -> dict:
     """{"quads": {format: normalised lines}, "stats": read_stats} or {"error": kind, "message": text}."""
+    from quadfleet.worker.archive.inputs import spec as input_spec
     from quadfleet.worker.config import load_config
     from quadfleet.worker.errors import QuadfleetError
-    from quadfleet.worker.archive.inputs import spec as input_spec
     from quadfleet.worker.output.compression import decompress
     from quadfleet.worker.output.layout import FormatWriters
     from quadfleet.worker.pipeline.process import extract_input

@@ -6,8 +6,8 @@ so they appear together with the data files or not at all (locally and on S3 ali
 """
 from __future__ import annotations
 
-from ..config import Config
 from ..archive.inputs import InputSpec
+from ..config import Config
 from .layout import subset_key, table_key
 from .stats import FileStats
 from .subsets import SubsetWriters

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from .compression import NQuadsFile, nq_suffix, remove_scratch
 
-
 SCRATCH_DIR = ".tmp"  # under a local output directory: files not yet renamed into place
 
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .compression import MemberFile, NQuadsFile, compress_member
 from ..rdf.schemaorg import class_map
+from .compression import MemberFile, NQuadsFile, compress_member
 
 SUBSET_FORMATS = ("html-embedded-jsonld", "html-microdata")
 RDF_TYPE_TOKEN = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..html import charset
-from .budget import PageOverBudget, page_budget
-from ..html.evidence import scan
 from ..extractors.base import Extractor
-from ..rdf.nquads import Serializer, bnode_prefix, iri
+from ..html import charset
+from ..html.evidence import scan
 from ..html.page import Page
+from ..rdf.nquads import Serializer, bnode_prefix, iri
 from ..rdf.schemaorg import canonical
 from ..rdf.terms import IRI, RDF_TYPE
+from .budget import PageOverBudget, page_budget
 
 
 @dataclass

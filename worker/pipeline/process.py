@@ -16,18 +16,18 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from ... import __version__
-from ..config import Config
-from ..output.derived import DerivedOutputs, derived_outputs
-from .domains import PldCache, psl_info
-from ..errors import ArchiveError, Interrupted
-from ..html import native
 from ..archive.inputs import InputSpec
-from ..output.layout import FormatWriters, PageIndex, data_key, done_key, error_key, pages_key, stats_key
-from .pagequads import extract_page, prefilter
 from ..archive.ranges import SelectionReader
 from ..archive.records import iter_pages
 from ..archive.sources import CountingReader, open_stream
+from ..config import Config
+from ..errors import ArchiveError, Interrupted
+from ..html import native
+from ..output.derived import DerivedOutputs, derived_outputs
+from ..output.layout import FormatWriters, PageIndex, data_key, done_key, error_key, pages_key, stats_key
 from ..output.stats import FileStats
+from .domains import PldCache, psl_info
+from .pagequads import extract_page, prefilter
 
 PROGRESS_EVERY = 50  # pages between progress callbacks
 

@@ -1,1 +1,2 @@
-"""The fleet worker: an SQS message's lifecycle (receive, heartbeat, extract, commit, acknowledge), the supervisor of worker processes, spot notices and the Auto Scaling group."""
+"""The fleet worker: an SQS message's lifecycle (receive, heartbeat, extract, commit, acknowledge), the supervisor of
+worker processes, spot notices and the Auto Scaling group."""

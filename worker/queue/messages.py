@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..errors import QuadfleetError
 from ..archive.inputs import InputSpec, input_id, selection_id
 from ..archive.ranges import MAX_RECORD
+from ..errors import QuadfleetError
 
 VERSION = 1
 _KEYS = {"quadfleet", "run", "input", "input_id", "out"}

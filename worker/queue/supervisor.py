@@ -17,13 +17,12 @@ import os
 import signal
 import sys
 import time
-
 from collections import deque
 
-from . import asg
-from ..html import native
 from ..config import Config
 from ..errors import QuadfleetError
+from ..html import native
+from . import asg
 from .spot import SpotWatcher, resolve_endpoint
 from .worker import Worker
 

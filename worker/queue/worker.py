@@ -48,13 +48,13 @@ from dataclasses import dataclass
 from ..aws import AwsError, client, describe, one_line, region_of_queue, require, retried
 from ..config import Config
 from ..errors import InputMissing, Interrupted, QuadfleetError, io_errors, is_transient
-from .heartbeat import Heartbeat
-from .messages import MalformedMessage, WorkItem, parse_message, shown
-from ..pipeline.process import now_iso, process_input, record_failure, versions, worker_name
 from ..output.manifest import Manifest, RunError, load_manifest
 from ..output.s3 import S3Store
-from .sqs import Received, queue_info
 from ..output.stats import FileStats
+from ..pipeline.process import now_iso, process_input, record_failure, versions, worker_name
+from .heartbeat import Heartbeat
+from .messages import MalformedMessage, WorkItem, parse_message, shown
+from .sqs import Received, queue_info
 
 log = logging.getLogger("quadfleet.worker")
 

@@ -11,7 +11,7 @@ import hashlib
 import re
 from typing import Iterable
 
-from .terms import BNode, IRI, Literal
+from .terms import IRI, BNode, Literal
 
 # Predicates that Web Data Commons drops by default: HTML link-relation noise and RDFa processor output.
 NOISE_NAMESPACES = ("http://www.w3.org/1999/xhtml/vocab#", "http://www.w3.org/ns/rdfa#")

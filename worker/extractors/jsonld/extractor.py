@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterator
 
+from ...html.blocks import iter_blocks, iter_blocks_utf8
 from ...html.page import Page
 from ..base import Extractor
 from .context import RemoteContextError, expand
 from .direct import expand_schema_org
 from .rdf import to_triples
 from .repair import InvalidJSON, TooDeep, parse
-from ...html.blocks import iter_blocks, iter_blocks_utf8
 
 __all__ = ["EXTRACTOR", "extract", "block_triples",
            "INVALID_JSON", "REPAIRED_JSON", "REMOTE_CONTEXT", "ERROR", "TOO_DEEP"]

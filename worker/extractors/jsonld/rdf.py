@@ -14,7 +14,7 @@ import json
 import math
 import re
 
-from ...rdf.terms import BNode, IRI, Literal, RDF, RDF_TYPE, XSD
+from ...rdf.terms import IRI, RDF, RDF_TYPE, XSD, BNode, Literal
 
 try:  # JSON canonicalization (RFC 8785) as pyld does it; c14n comes with pyld
     from c14n.Canonicalize import canonicalize as _jcs

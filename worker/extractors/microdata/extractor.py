@@ -36,8 +36,8 @@ from lxml import etree
 
 from ...html import dom
 from ...html.page import Page
-from ...rdf.terms import BNode, IRI, Literal, RDF_TYPE
 from ...html.urljoin import base_scheme, join
+from ...rdf.terms import IRI, RDF_TYPE, BNode, Literal
 from ..base import Extractor
 from .values import number_datatype, temporal_datatype
 

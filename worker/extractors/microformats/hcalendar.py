@@ -23,7 +23,7 @@ import re
 from typing import Iterator
 
 from ...html.page import Page
-from ...rdf.terms import IRI, Literal, RDF_TYPE
+from ...rdf.terms import IRI, RDF_TYPE, Literal
 from ..base import Extractor
 from .common import BNODE_SCOPE, ICAL, ROLE_EVENT, ROLE_ORGANIZER, ROLE_RRULE, mf_doc
 from .values import MfDoc, normalise_time

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...html.page import Page
-from ...rdf.terms import IRI, Literal, RDF_TYPE
+from ...rdf.terms import IRI, RDF_TYPE, Literal
 from ..base import Extractor
 from .common import BNODE_SCOPE, FOAF, HLISTING, ROLE_ITEM, ROLE_LISTER, VCARD, mf_doc
 from .values import MfDoc, resolve

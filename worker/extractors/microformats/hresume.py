@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ...html.page import Page
-from ...rdf.terms import IRI, Literal, RDF_TYPE
+from ...rdf.terms import IRI, RDF_TYPE, Literal
 from ..base import Extractor
 from .common import BNODE_SCOPE, DOAC, FOAF, ROLE_EXPERIENCE, mf_doc
 from .values import MfDoc, norm, text

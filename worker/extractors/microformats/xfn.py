@@ -16,7 +16,7 @@ from typing import Iterator
 from urllib.parse import urljoin
 
 from ...html.page import Page
-from ...rdf.terms import BNode, IRI, RDF_TYPE
+from ...rdf.terms import IRI, RDF_TYPE, BNode
 from ..base import Extractor
 from .common import BNODE_SCOPE, FOAF, XFN
 

@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from urllib.parse import quote, urlsplit
 
-from ...rdf.terms import BNode, IRI
+from ...rdf.terms import IRI, BNode
 from .context import INITIAL_TERMS, XHV
 
 TERM = re.compile(r"[A-Za-z][A-Za-z0-9._/-]*\Z")

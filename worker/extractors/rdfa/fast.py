@@ -11,7 +11,7 @@ from ...rdf.terms import BNode, Literal
 from .context import INITIAL_PREFIXES
 from .curie import tokens
 from .values import text
-from .walk import Walk, Scope
+from .walk import Scope, Walk
 
 _SIGNIFICANT = ("about", "typeof", "resource", "href", "src", "property", "rel", "rev", "vocab")
 # Attributes that take a head <meta property> / <link rel> off the fast path (xmlns:* too): each could change

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urljoin
 
-from ...rdf.terms import BNode, IRI, Literal, RDF_TYPE
+from ...rdf.terms import IRI, RDF_TYPE, BNode, Literal
 from .context import INITIAL_PREFIXES, RDF, RDFA
 from .curie import SCHEME, TERM, curie, declarations, term_curie_or_iri, tokens
 from .values import in_scope_xmlns, markup_literal, text, time_datatype
