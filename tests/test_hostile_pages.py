@@ -77,6 +77,13 @@ def many_elements() -> bytes:
               b" \"name\": \"still read\"}</script></body></html>")
 
 
+def many_elements_dom_only() -> bytes:
+    """300,000 elements around microdata alone: nothing may run on it, and the page is still counted (it was
+    not: only pages some extractor ran on had their problems counted)."""
+    return (b"<html><body><div itemscope itemtype='http://schema.org/Thing'><b itemprop=name>x</b></div>"
+            + b"<i></i>" * 300_000 + b"</body></html>")
+
+
 def deep_jsonld() -> bytes:
     d = 10_000
     block = b'{"@context": "https://schema.org", "@type": "Thing", "x": ' + b"[" * d + b"]" * d + b"}"
@@ -106,6 +113,7 @@ CASES = {
     "deep-html": (deep_html, [], "html-too-deep", False),
     "nested-items": (nested_items, [], "page-over-time-budget", False),
     "many-elements": (many_elements, [], "page-over-element-budget", True),
+    "many-elements-dom-only": (many_elements_dom_only, [], "page-over-element-budget", False),
     "deep-jsonld": (deep_jsonld, [], "jsonld-too-deep", False),
     "huge-jsonld": (huge_jsonld, [], None, True),
     "utf16": (utf16_page, [], None, True),

@@ -126,6 +126,10 @@ class FileStats:
         are kept here as sets until :meth:`to_json`."""
         _bump(self.hosts, host)
         _bump(self.plds, pld)
+        for kind, n in page.events.items():  # (also a page the prefilter let nothing run on: over budget)
+            self.count_error(kind, n)
+        for kind, n in page.notes.items():
+            _bump(self.notes, kind, n)
         if not fired:
             return
         self.pages_parsed += 1
@@ -149,10 +153,6 @@ class FileStats:
             self.pages_dom_parsed += 1
         elif page.parsed == "head":
             self.pages_head_parsed += 1
-        for kind, n in page.events.items():
-            self.count_error(kind, n)
-        for kind, n in page.notes.items():
-            _bump(self.notes, kind, n)
 
     def _add_format(self, fmt: str, host: str, pld: str, res) -> None:
         """One format's triples on one page."""
