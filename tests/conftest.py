@@ -137,3 +137,31 @@ def subsets_run(tmp_path_factory):
     assert main(["extract", *map(str, inputs), "--out", str(out), "--processes", "2", "--quiet",
                  "--table", "parquet"]) == 1
     return inputs, out
+
+
+def real_pages():
+    """The 109 real pages of ``real-pages``, with their URLs."""
+    import csv
+
+    from quadfleet.worker.html.page import Page
+
+    root = corpus_path("real-pages")
+    with open(root / "PROVENANCE.tsv", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            yield Page(url=row["url"], body=(root / row["file"]).read_bytes(), content_type="text/html",
+                       record_id=row["file"])
+
+
+def corpus_pages():
+    """Every page of the corpus the prefilter and the C scans are checked on: the archives' HTML pages, the real
+    pages, the extraction suites' pages and RDFa's HTML5 test cases."""
+    from quadfleet.worker.html.page import Page
+
+    yield from corpus_archive_pages()
+    yield from real_pages()
+    for set_name in ("extruct-samples", "w3c-microdata-rdf", "any23-test-resources", "wdc-framework"):
+        for path in sorted(Path(corpus_path(set_name)).rglob("*.htm*")):
+            yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))
+    # RDFa's suite has what real pages rarely show: @rel/@rev-only pages, CURIEs, @vocab alone.
+    for path in sorted(corpus_path("rdfa-test-suite", "test-cases", "rdfa1.1", "html5").glob("*.html")):
+        yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))

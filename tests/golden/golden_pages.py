@@ -1,5 +1,5 @@
 """What the golden N-Quads copy covers and how its output is normalised: shared by make_golden.py (which
-writes the copy) and tests/test_golden_nquads.py (which checks the current code against it), so the two
+writes the copy) and tests/extraction/test_golden_nquads.py (which checks the current code against it), so the two
 cannot drift apart.
 
 Inputs, each under a stable key (its path relative to the corpus root):
@@ -10,7 +10,7 @@ Inputs, each under a stable key (its path relative to the corpus root):
   reader and the writers are covered; with its reading statistics (``read_stats``), or, for an archive
   the reader refuses, the error's class and kind instead;
 * every page of ``real-pages`` (its PROVENANCE.tsv URL, record id = its file name, text/html);
-* the HTML test pages tests/test_prefilter.py uses (extruct-samples, w3c-microdata-rdf,
+* the HTML test pages tests/html/test_prefilter.py uses (extruct-samples, w3c-microdata-rdf,
   any23-test-resources, wdc-framework ``*.htm*``, rdfa-test-suite rdfa1.1/html5 ``*.html``) with the same
   URLs and record ids; these two run page by page through ``pagequads.extract_page``.
 
@@ -92,7 +92,7 @@ def html_pages(corpus: Path) -> Iterator[tuple[str, "Page"]]:
         path = corpus / "real-pages" / row["file"]
         yield (path.relative_to(corpus).as_posix(),
                Page(url=row["url"], body=path.read_bytes(), content_type="text/html", record_id=path.name))
-    # As tests/test_prefilter.py corpus_pages() (record id: the absolute path; normalisation hides it).
+    # As tests/html/test_prefilter.py corpus_pages() (record id: the absolute path; normalisation hides it).
     paths = [p for s in PAGE_SETS for p in sorted((corpus / s).rglob("*.htm*"))]
     paths += sorted((corpus / RDFA_HTML5).glob("*.html"))
     for path in paths:

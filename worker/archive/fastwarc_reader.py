@@ -28,7 +28,7 @@ splits otherwise, over ``MAX_RECORD`` (kept in memory for a re-read), or with an
 ``MAX_LINE`` (warcio cuts a line spanning three of its buffers where they happen to end: impossible under
 16 KiB uncompressed; in gzip only if 16 KiB of deflate data inflate to under 4 KiB, i.e. padded with
 empty blocks). A source failing mid-stream raises its error after the same records, give or take a
-block. Nothing else is known to differ; tests/test_records_fast.py compares both readers.
+block. Nothing else is known to differ; tests/archive/test_records_fast.py compares both readers.
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 # A <meta> charset is what rb"<meta[^>]*?charset\s*=\s*[\"']?\s*([a-z0-9_.:\-]+)" finds in the lower-cased
-# prescan bytes (tests/test_decoding.py holds _meta_charset to that regex); _meta_charset finds it from each
+# prescan bytes (tests/archive/test_decoding.py holds _meta_charset to that regex); _meta_charset finds it from each
 # "charset" with bytes.find, checking back, in half the regex's time (1.1 against 2.2 us a page).
 _CHARSET_VALUE = re.compile(rb"charset\s*=\s*[\"']?\s*([a-z0-9_.:\-]+)")
 _HEADER = re.compile(r"charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:\-]+)", re.I)

@@ -7,12 +7,12 @@ import os
 import random
 
 import pytest
+from conftest import corpus_pages
 from quadfleet.worker.config import load_config
 from quadfleet.worker.html import evidence, native
 from quadfleet.worker.html.evidence import scan_py
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import _tokens, extract_page, prefilter
-from test_prefilter import corpus_pages
 
 EXTRACTORS = load_config().extractors()
 CLASSES, RELS = _tokens(tuple(EXTRACTORS))

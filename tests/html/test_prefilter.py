@@ -2,34 +2,9 @@
 extractor on every page of the corpus (archives and HTML test pages) with and without it."""
 from __future__ import annotations
 
-from pathlib import Path
-
-from conftest import corpus_archive_pages, corpus_path
+from conftest import corpus_pages
 from quadfleet.worker.config import load_config
-from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
-
-
-def real_pages():
-    """The 109 real pages of ``real-pages``, with their URLs."""
-    import csv
-
-    root = corpus_path("real-pages")
-    with open(root / "PROVENANCE.tsv", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh, delimiter="\t"):
-            yield Page(url=row["url"], body=(root / row["file"]).read_bytes(), content_type="text/html",
-                       record_id=row["file"])
-
-
-def corpus_pages():
-    yield from corpus_archive_pages()
-    yield from real_pages()
-    for set_name in ("extruct-samples", "w3c-microdata-rdf", "any23-test-resources", "wdc-framework"):
-        for path in sorted(Path(corpus_path(set_name)).rglob("*.htm*")):
-            yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))
-    # RDFa's suite has what real pages rarely show: @rel/@rev-only pages, CURIEs, @vocab alone.
-    for path in sorted(corpus_path("rdfa-test-suite", "test-cases", "rdfa1.1", "html5").glob("*.html")):
-        yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))
 
 
 def test_prefilter_recall_is_total():

@@ -16,7 +16,7 @@ Inputs: every corpus WARC/ARC (warc-commoncrawl, warc-real-misc, pywb-sample-arc
 through ``process.extract_input`` (reader, writers), with its reading statistics (records by type, HTML
 pages, reader problems, hosts, bytes; nothing that depends on the prefilter, nor durations) or its reader
 error's class and kind; and, page by page through ``pagequads.extract_page``, every real-pages page and
-the HTML test pages tests/test_prefilter.py uses. Listing and normalising live in
+the HTML test pages tests/html/test_prefilter.py uses. Listing and normalising live in
 tests/golden/golden_pages.py, shared with make_golden.py.
 
 Comparison is per (input, format) as a sorted multiset of lines, with blank nodes relabelled canonically
@@ -37,7 +37,7 @@ import pytest
 from conftest import corpus_path
 from golden import golden_pages
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "golden_nquads.json.gz"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "golden_nquads.json.gz"
 SHOW = 15  # differences shown in a failure message
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import corpus_path
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_subsets.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_subsets.py"
 
 
 def test_bench_subsets_smoke(tmp_path):

@@ -11,7 +11,7 @@ from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse
 from quadfleet.worker.html.blocks import iter_blocks
 from quadfleet.worker.rdf.terms import IRI, Literal
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 BASE = "http://www.example.com/index.html"
 
 

@@ -6,7 +6,6 @@ the pages around it come out exactly as they do without it, and the statistics n
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import json
 import subprocess

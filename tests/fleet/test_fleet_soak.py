@@ -23,7 +23,7 @@ Parameters (environment; the defaults are the CI ones, about 1-3 minutes on 2 co
 A longer soak by hand (figures printed with -s):
 
     QUADFLEET_SOAK_KILLS=100 QUADFLEET_SOAK_FAULTS=1000 QUADFLEET_SOAK_SECONDS=600 \\
-        python -m pytest tests/test_fleet_soak.py -s
+        python -m pytest tests/fleet/test_fleet_soak.py -s
 """
 from __future__ import annotations
 

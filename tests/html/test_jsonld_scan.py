@@ -84,7 +84,7 @@ def test_edge_cases_equal_the_definition(html):
 def test_equal_to_the_definition_on_corpus_pages_and_mutations():
     """Every corpus page, decoded, and cut-and-spliced variants of them (broken markup's odd syntax), with
     characters beyond Latin-1 and the astral planes spliced in to exercise every string width."""
-    from test_prefilter import corpus_pages
+    from conftest import corpus_pages
 
     rng = random.Random(29)
     pages = 0

@@ -1,6 +1,6 @@
 """The FastWARC reader (worker/archive/fastwarc_reader.py) gives exactly warcio's pages, counts and errors.
 
-``iter_pages(..., fast=False)`` is warcio alone, the reference (tests/test_records.py and the golden test
+``iter_pages(..., fast=False)`` is warcio alone, the reference (tests/archive/test_records.py and the golden test
 check it against the corpus). Here both readers read the same bytes and must agree page by page (every
 Page field, body included) and on the counts and the error: every corpus archive whole, cut, with a small
 page limit and as a non-whole stream; crafted archives, clean and damaged; random damaged archives. The

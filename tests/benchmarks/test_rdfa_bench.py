@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus_path, load_bench
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_rdfa.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_rdfa.py"
 ROW = re.compile(r"^\(([abcd])\) .*?\s([\d.]+)\s+([\d,.]+)\s+([\d,.]+)\s+([\d,]+)$", re.M)
 
 

@@ -35,7 +35,7 @@ from quadfleet import __version__
 
 moto_server = pytest.importorskip("moto.server")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "infra" / "fleet.yaml"
 ACCOUNT, REGION = "123456789012", "us-east-1"
 DEFAULT_TYPES = ["c7a.2xlarge", "c6a.2xlarge", "c7i.2xlarge", "c6i.2xlarge", "m7a.2xlarge", "m6a.2xlarge",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus_path, load_bench
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_extract.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_extract.py"
 # Small archives with HTML pages, JSON-LD and microdata among them: a second or two for one round.
 SUBSET = ("whirlwind.warc.gz", "resiliparse-clipped.warc.gz", "jwarc-cc.warc.gz")
 ROW = re.compile(r"^\(([abcd])\) .*?\s(\d+)\s+([\d.]+)\s+([\d,.]+)\s+([\d,.]+)$", re.M)

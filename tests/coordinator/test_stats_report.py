@@ -250,7 +250,7 @@ def test_stats_over_an_s3_prefix(run, exact, tmp_path):
     moto_server = pytest.importorskip("moto.server")
     import boto3
 
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).parents[1]))
     from fleet_helpers import fleet_env
 
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)

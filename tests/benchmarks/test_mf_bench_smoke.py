@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus_path, load_bench
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_mf.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_mf.py"
 
 
 def test_bench_prints_both_measurements_and_the_ratio(capsys, tmp_path):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 import random
 
+from conftest import corpus_pages
 from quadfleet.worker.extractors.jsonld.context import expand
 from quadfleet.worker.extractors.jsonld.direct import expand_schema_org
 from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse
 from quadfleet.worker.html.blocks import iter_blocks
-from test_prefilter import corpus_pages
 
 BASE = "http://example.com/dir/page.html"
 

@@ -6,9 +6,9 @@ import os
 import random
 
 import pytest
+from conftest import corpus_pages
 from lxml import etree
 from quadfleet.worker.html import dom, native
-from test_prefilter import corpus_pages
 
 NAME_SETS = [("itemscope", "itemprop"), ("itemscope", "itemprop", "itemprop-reverse"), ("class",),
              ("property", "typeof", "vocab", "rel", "rev"), ("property", "rel", "rev"), ("id", "lang", "href")]

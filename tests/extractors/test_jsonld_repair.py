@@ -8,7 +8,7 @@ import pytest
 from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse, repair
 from quadfleet.worker.html.blocks import iter_blocks
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 
 def ok(text: str):

@@ -118,7 +118,7 @@ def _parse_seconds(page: Page) -> float:
 
 
 def test_microformat_prefilters_miss_no_page_of_the_whole_corpus():
-    """tests/test_prefilter.py covers some sets; this covers all of them (the microformats suite and the RDFa
+    """tests/html/test_prefilter.py covers some sets; this covers all of them (the microformats suite and the RDFa
     suite's links included) for the ten microformat formats."""
     extractors = [e for e in load_config().extractors() if e.id in MF_FORMATS]
     found, missed = 0, []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import corpus_path
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_ranges.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_ranges.py"
 
 
 def test_bench_ranges_runs_and_reads_less(tmp_path):

@@ -27,7 +27,7 @@ extruct = pytest.importorskip("extruct")
 rdflib = pytest.importorskip("rdflib")
 from rdflib.compare import isomorphic  # noqa: E402
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 SAMPLES = CORPUS / "extruct-samples" / "samples"
 URL = "http://www.example.com/index.html"
 PAGES = sorted(SAMPLES.rglob("*.html")) if SAMPLES.is_dir() else []
