@@ -5,6 +5,9 @@ One FileStats per input is written next to its outputs; crawl totals are the sum
 Distinct counts that cannot be summed (hosts, pay-level domains) are kept per input as tables keyed by
 host or PLD (counts: they add) or as sets (sorted lists in JSON: they merge by union), and are merged
 across inputs by ``quadfleet stats`` (exactly, or through cardinality sketches for large runs).
+
+The extraction loop makes one call per page (:meth:`FileStats.add_page`) and one at the end for what the
+archive reader counted (:meth:`FileStats.absorb_read_counts`): what a statistic means is decided here only.
 """
 from __future__ import annotations
 
