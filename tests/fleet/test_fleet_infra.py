@@ -309,6 +309,9 @@ def test_fleet_up_creates_the_stack(aws):
     user_data = aws.user_data("qf")
     assert f"pip install --no-cache-dir --quiet 'quadfleet=={__version__}'" in user_data
     assert f'!= "quadfleet {__version__}"' in user_data  # the installed version is checked
+    # every accelerator must run, else setup fails (set -e; the ERR trap stops the instance)
+    assert "\n/opt/quadfleet/bin/python -m quadfleet.worker.html.native --require\n" in user_data
+    assert "set -euo pipefail" in user_data and "trap 'echo \"quadfleet setup failed" in user_data
     (exec_start,) = re.findall(r"^ExecStart=(.*)$", user_data, re.MULTILINE)
     assert exec_start == f"/opt/quadfleet/bin/quadfleet work --queue-url {out['QueueUrl']} --idle-exit 300"
     for line in ("Restart=on-failure", "StandardOutput=journal", "StandardError=journal", "KillMode=mixed",

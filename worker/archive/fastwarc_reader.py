@@ -6,7 +6,7 @@ but reads damaged archives otherwise than warcio, on whose reading the statistic
 ends quietly inside a member cut short, parses some header lines differently). So FastWARC only proposes
 where records are; each record is checked to be what warcio makes of the same bytes, else warcio reads:
 
-* Headers are parsed from the record's own bytes by headerparse.parse_header, warcio's parser transcribed;
+* Headers are parsed from the record's own bytes by headers.parse_header, warcio's parser transcribed;
   in a gzip WARC the WARC header is inflated here from the start of the record's member.
 * gzip: the record must be its member, alone. A small member is inflated here whole: exact. A larger
   one: no gzip member header (1f 8b 08) from its start to the next record's, so FastWARC (which reads

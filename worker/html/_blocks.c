@@ -1,4 +1,5 @@
-/* Where the JSON-LD script blocks of a decoded page lie: jsonld_scan.iter_blocks_py's forward scan, in C.
+/* Where the JSON-LD script blocks of a decoded page lie: the forward scan of worker/html/blocks.py
+   (iter_blocks_py), in C.
 
    The rules are exactly those of the Python scan (worker/html/blocks.py, iter_blocks_py), which the
    tests hold equal to this on every corpus page and on mutated ones: a comment hides markup up to "-->";

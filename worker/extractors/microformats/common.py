@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary
 from ...html.page import Page
 from .values import MfDoc, combine_datetime, norm, normalise_time
 
-# MfDoc and the value functions live in .mf_values; combine_datetime, norm and normalise_time stay importable
+# MfDoc and the value functions live in .values; combine_datetime, norm and normalise_time stay importable
 # from here, where the tests import them.
 __all__ = ["BNODE_SCOPE", "VCARD", "ICAL", "REV", "DCTERMS", "HLISTING", "DOAC", "FOAF", "HRECIPE", "WO", "XFN",
            "ROLE_NAME", "ROLE_ORG", "ROLE_EVENT", "ROLE_RRULE", "ROLE_ORGANIZER", "ROLE_LISTER", "ROLE_ITEM",
