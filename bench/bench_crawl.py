@@ -48,40 +48,14 @@ BENCH_DIR = Path(__file__).resolve().parent
 if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a script or loaded by path
     sys.path.insert(0, str(BENCH_DIR))
 
-from crawlbaseline import DEFAULT_BASELINE_REF, build_baseline, compare, m_whole_baseline, run_baseline_round  # noqa: E402
-from crawlmeasure import (  # noqa: E402
-    BenchError,
-    Round,
-    m_extruct,
-    m_lxml,
-    m_prefilter,
-    m_quadfleet,
-    m_read_quadfleet,
-    m_read_warcio,
-    m_whole_extract,
-    m_whole_lxml,
-    multiset_hash,
-    normalised,
-    paired,
-    pin_one_core,
-    ratio,
-    summarise,
-)
-
+from crawlbaseline import (DEFAULT_BASELINE_REF, build_baseline, compare, m_whole_baseline,  # noqa: E402
+                           run_baseline_round)
+from crawlmeasure import (BenchError, Round, m_extruct, m_lxml, m_prefilter, m_quadfleet, paired,  # noqa: E402
+                          m_read_quadfleet, m_read_warcio, m_whole_extract, m_whole_lxml, multiset_hash,
+                          normalised, pin_one_core, ratio, summarise)
 # page_features, og_like and the SMOKE_ sizes are re-exported for the tests
-from crawlmix import (  # noqa: E402,F401
-    CC_SET,
-    REAL_SET,
-    REPEAT_PARAM,
-    SMOKE_MIX_PAGES,
-    SMOKE_REAL_PAGES,
-    WARC_NAMES,
-    build_archives,
-    build_repeated,
-    og_like,
-    page_features,
-    strip_repeat,
-)
+from crawlmix import (CC_SET, REAL_SET, REPEAT_PARAM, SMOKE_MIX_PAGES, SMOKE_REAL_PAGES,  # noqa: E402,F401
+                      WARC_NAMES, build_archives, build_repeated, og_like, page_features, strip_repeat)
 from crawlreport import machine_info, print_report  # noqa: E402
 
 REPO = BENCH_DIR.parent

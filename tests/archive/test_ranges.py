@@ -21,14 +21,8 @@ from pathlib import Path
 import pytest
 from conftest import corpus_path
 from quadfleet.worker.archive.inputs import selection_spec
-from quadfleet.worker.archive.ranges import (
-    COALESCE_GAP,
-    MAX_SPAN,
-    SelectionReader,
-    inflate_record,
-    plan_spans,
-    record_url,
-)
+from quadfleet.worker.archive.ranges import (COALESCE_GAP, MAX_SPAN, SelectionReader, inflate_record, plan_spans,
+                                             record_url)
 from quadfleet.worker.output.compression import find_nquads, iter_lines
 from quadfleet.worker.output.layout import read_page_index
 

@@ -9,13 +9,8 @@ import zlib
 import pytest
 from conftest import corpus_path
 from quadfleet.coordinator.index.files import IndexRecord, read_index
-from quadfleet.coordinator.index.selection import (
-    MAX_MESSAGE_BYTES,
-    build_selection,
-    make_filters,
-    read_selection,
-    resolve,
-)
+from quadfleet.coordinator.index.selection import (MAX_MESSAGE_BYTES, build_selection, make_filters,
+                                                   read_selection, resolve)
 from quadfleet.worker.archive.inputs import selection_id
 from quadfleet.worker.errors import InputError
 from quadfleet.worker.queue.messages import WorkItem, parse_message

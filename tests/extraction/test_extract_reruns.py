@@ -339,7 +339,8 @@ def test_item13_scratch_of_a_run_is_live_while_any_of_its_processes_holds_it(tmp
     base = tmp_path / ".tmp"
     run = RunScratch(base)
     (run.path / "half-written.nq.gz").write_bytes(b"x")
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom quadfleet.worker.output.scratch import hold\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
+                               "from quadfleet.worker.output.scratch import hold\n"
                                "hold(sys.argv[1]); print('held', flush=True); time.sleep(120)", str(run.lock_path)],
                               stdout=subprocess.PIPE, text=True)
     try:

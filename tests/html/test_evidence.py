@@ -27,7 +27,8 @@ def fired(html: str | bytes, content_type: str = "text/html") -> set[str]:
 def test_c_scanner_is_built():
     """CI builds the extension (pip install -e . with a compiler); without it extraction is several times slower."""
     if not native.SCAN.active and not os.environ.get("CI"):
-        pytest.skip("quadfleet.worker.html._scan is not built (no C compiler at install time?): the Python scanner runs")
+        pytest.skip("quadfleet.worker.html._scan is not built (no C compiler at install time?): the Python "
+                    "scanner runs")
     assert native.SCAN.active, "quadfleet.worker.html._scan was not built: is a C compiler installed?"
 
 

@@ -1,7 +1,7 @@
 """Archive bytes → HTML pages: the one layer that knows WARC and ARC.
 
 warcio reads the records (WARC gzip-per-record or plain, ARC plain or gzipped, detected from the first
-line); this module decides which records are HTML pages, undoes HTTP encodings, and counts everything it
+line); this layer decides which records are HTML pages, undoes HTTP encodings, and counts everything it
 skips, so statistics account for every record. A damaged archive raises ArchiveError; a damaged page is
 counted and skipped.
 
