@@ -15,5 +15,6 @@ def test_bench_derived_smoke(tmp_path, capsys):
     figures = json.loads((tmp_path / "f.json").read_text())
     assert figures["pages"] > 0 and figures["pages_with_triples"] > 0 and figures["classes"] == 50
     assert figures["extraction_cpu_s"] > 0
-    assert len(figures["extra"]) == 5 and all(v["cpu_s"] > 0 for v in figures["extra"].values())
+    # CPU times of a few milliseconds may read as 0 on a coarse clock: what each variant wrote is checked instead
+    assert len(figures["extra"]) == 5 and all(v["cpu_s"] >= 0 and v["bytes"] > 0 for v in figures["extra"].values())
     assert "subsets (page mode) + table" in capsys.readouterr().out
