@@ -95,25 +95,9 @@ def fleet(moto_endpoint, tmp_path):
 def build_real_pages_warc(path: Path) -> Path:
     """A gzip-per-record WARC of the corpus's real-pages (one response per page, under its URL from
     PROVENANCE.tsv, in file order); skips if the corpus is absent."""
-    import csv
-    import io
-    import uuid
+    from golden.golden_subsets import real_pages_warc
 
-    from warcio.statusandheaders import StatusAndHeaders
-    from warcio.warcwriter import WARCWriter
-
-    folder = corpus_path("real-pages")
-    with open(folder / "PROVENANCE.tsv", encoding="utf-8", newline="") as fh:
-        rows = sorted(csv.DictReader(fh, delimiter="\t"), key=lambda r: r["file"])
-    with open(path, "wb") as fh:
-        writer = WARCWriter(fh, gzip=True)
-        for row in rows:
-            http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
-            writer.write_record(writer.create_warc_record(
-                row["url"], "response", payload=io.BytesIO((folder / row["file"]).read_bytes()), http_headers=http,
-                warc_headers_dict={"WARC-Date": "2024-10-05T12:00:00Z",  # fixed: the same archive every time
-                                   "WARC-Record-ID": f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, row['url'])}>"}))
-    return path
+    return real_pages_warc(corpus_path("real-pages"), path)
 
 
 def corpus_archives() -> list[Path]:

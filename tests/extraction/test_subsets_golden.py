@@ -1,0 +1,36 @@
+"""The class datasets are cut out of the data files now, and are what the per-class files gave before.
+
+Until ed3fae6 each input wrote one ``subsets/<Class>/<id>.nq.gz`` per class and ``quadfleet subsets``
+merged those; now the page index records each page's classes and the merge reads the JSON-LD and microdata
+data files. tests/golden/golden_subsets.json.gz was made by tests/golden/make_subsets_golden.py with the
+code of ed3fae6 over the corpus archives, a WARC of real-pages and a WARC of edge cases (the same URL on
+consecutive pages, one entity in both formats, subclasses and spellings), in page mode (gzip) and entity
+mode (zstd). This test runs the same extraction and merge with the current code and requires, per class,
+the same decompressed parts, ``lookup.csv``, ``sites.csv``, sample and summary figures
+(tests/golden/golden_subsets.py says what is compared).
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from conftest import corpus_path
+from golden import golden_subsets
+
+from quadfleet.cli import main
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "golden_subsets.json.gz"
+
+
+@pytest.mark.parametrize("mode", list(golden_subsets.MODES))
+def test_class_datasets_equal_the_golden_copy_of_the_per_class_files(tmp_path, mode):
+    corpus = corpus_path()
+    golden = json.loads(gzip.decompress(GOLDEN.read_bytes()))
+    assert golden["meta"]["merge_args"] == golden_subsets.MERGE_ARGS
+    want = golden["modes"][mode]
+    assert len(want) >= 10 and sum(c["summary"]["quads"] for c in want.values()) > 3000
+    got = golden_subsets.digest(golden_subsets.run(main, corpus, tmp_path, mode))
+    assert golden_subsets.differences(want, got) == []
+
