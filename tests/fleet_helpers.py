@@ -201,13 +201,15 @@ class Fleet:
                 result[(m[1], stem_of(nq_stem(m[2])))] = Counter(decompress(self.read(out, key)).decode().splitlines())
         return result
 
-    def subsets(self, out: str) -> dict[tuple[str, str], list[str]]:
-        """{(class, input stem): lines} of every subset file under ``out`` (in order: grouped by page)."""
-        result = {}
-        for key in self.keys(out):
-            m = re.fullmatch(r"subsets/([^/]+)/([^/]+)", key)
-            if m and nq_stem(m[2]):
-                result[(m[1], stem_of(nq_stem(m[2])))] = decompress(self.read(out, key)).decode().splitlines()
+    def datasets(self, dest: str) -> dict[str, dict[str, bytes]]:
+        """{class: {file: bytes, parts decompressed}} of every class dataset ``quadfleet subsets`` made under
+        ``dest`` (summary.json left out: it holds timings)."""
+        result: dict[str, dict[str, bytes]] = {}
+        for key in self.keys(dest):
+            cls, _, name = key.partition("/")
+            if name and name != "summary.json":
+                data = self.read(dest, key)
+                result.setdefault(cls, {})[name] = decompress(data) if nq_stem(name) else data
         return result
 
     def tables(self, out: str) -> dict[str, Counter]:
@@ -267,10 +269,12 @@ def table_rows(data: bytes) -> Counter:
     return Counter(zip(*(table.column(name).to_pylist() for name in table.column_names)))
 
 
-def local_subsets(out: Path) -> dict[tuple[str, str], list[str]]:
-    """As :meth:`Fleet.subsets`, for a local output folder."""
-    return {(p.parent.name, stem_of(nq_stem(p.name))): decompress(p.read_bytes()).decode().splitlines()
-            for p in find_nquads(out / "subsets", "*/*")}
+def local_datasets(dest: Path) -> dict[str, dict[str, bytes]]:
+    """As :meth:`Fleet.datasets`, for a local folder."""
+    return {p.parent.name: {} for p in dest.glob("*/summary.json")} | {
+        cls: {p.name: decompress(p.read_bytes()) if nq_stem(p.name) else p.read_bytes()
+              for p in (dest / cls).iterdir() if p.name != "summary.json"}
+        for cls in (q.parent.name for q in dest.glob("*/summary.json"))}
 
 
 def local_tables(out: Path) -> dict[str, Counter]:

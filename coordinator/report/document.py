@@ -72,8 +72,9 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
 
     if s.get("subsets"):
         doc.append(("h", 2, "Schema.org class subsets"))
-        doc.append(("p", "subsets/<Class>/: per configured class, the pages with a microdata or JSON-LD entity of "
-                         "the class or a subclass, those entities, the quads written and the PLDs of the pages."))
+        doc.append(("p", "Per configured class, the pages with a microdata or JSON-LD entity of the class or a "
+                         "subclass, those entities, the quads of its dataset (quadfleet subsets) and the PLDs of "
+                         "the pages."))
         doc.append(("table", ["class", "pages", "entities", "quads", "PLDs"],
                     [(r["class"], num(r["pages"]), num(r["entities"]), num(r["quads"]),
                       est(r["plds"], r["plds_bounds"])) for r in s["subsets"]], {1, 2, 3, 4}))

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import tempfile
 from pathlib import Path
 
 SUMMARY = "summary.json"
+CLASS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")  # a schema.org local name; nothing path-like
 TABLES = ("lookup.csv", "sites.csv", "sample.nq")
 
 
@@ -51,6 +53,18 @@ class LocalDest:
             return _load((self.root / cls / SUMMARY).read_bytes())
         except (FileNotFoundError, NotADirectoryError):
             return None
+
+    def read_top(self) -> dict | None:
+        try:
+            return _load((self.root / SUMMARY).read_bytes())
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def class_names(self) -> list[str]:
+        """The class folders under DEST (complete or not)."""
+        if not self.root.is_dir():
+            return []
+        return sorted(e.name for e in os.scandir(self.root) if e.is_dir() and CLASS_NAME.match(e.name))
 
     def begin(self, cls: str) -> Path:
         build = self.build_base / f"{cls}-{secrets.token_hex(4)}"
@@ -96,6 +110,15 @@ class S3Dest:
             return _load(self.store.read_bytes(f"{cls}/{SUMMARY}"))
         except FileNotFoundError:
             return None
+
+    def read_top(self) -> dict | None:
+        try:
+            return _load(self.store.read_bytes(SUMMARY))
+        except FileNotFoundError:
+            return None
+
+    def class_names(self) -> list[str]:
+        return sorted(n for n in self.store.folders("") if CLASS_NAME.match(n))
 
     def begin(self, cls: str) -> Path:
         self.store.delete(f"{cls}/{SUMMARY}")  # from now on the class is incomplete until its new summary

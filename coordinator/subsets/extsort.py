@@ -102,6 +102,49 @@ class RunSpiller:
         self.runs = []
 
 
+class ClassSpiller:
+    """A RunSpiller for many classes under one budget: records are gathered per class and, when all of them
+    together reach ``budget``, each class's are sorted and written as a run of its own. ``finish()``: the
+    runs per class. (One input's pages go to many classes at once, so one pass over the inputs serves all.)"""
+
+    def __init__(self, directory: Path, budget: int, prefix: str = "run"):
+        self.directory = Path(directory)
+        self.budget = max(int(budget), 1)
+        self.prefix = prefix
+        self.runs: dict[str, list[Path]] = {}
+        self._buf: dict[str, list[bytes]] = {}
+        self._held = 0
+
+    def extend(self, cls: str, records: list[bytes]) -> None:
+        """Take ``records`` of class ``cls`` (the budget is checked after them: keep the lists short)."""
+        found = self._buf.get(cls)
+        if found is None:
+            self._buf[cls] = list(records)
+        else:
+            found += records
+        self._held += sum(map(len, records)) + RECORD_OVERHEAD * len(records)
+        if self._held >= self.budget:
+            self.spill()
+
+    def spill(self) -> None:
+        for cls, records in self._buf.items():
+            records.sort()
+            path = _new_run(self.directory, f"{self.prefix}-{cls}")
+            write_run(path, records)
+            self.runs.setdefault(cls, []).append(path)
+        self._buf, self._held = {}, 0
+
+    def finish(self) -> dict[str, list[Path]]:
+        self.spill()
+        return self.runs
+
+    def discard(self) -> None:
+        """Drop what is held and delete the runs written (after a failure)."""
+        self._buf, self._held = {}, 0
+        remove_runs(p for runs in self.runs.values() for p in runs)
+        self.runs = {}
+
+
 def merged(runs: list[Path], directory: Path, fan_in: int = DEFAULT_FAN_IN,
            on_pass: Callable[[int, int], None] | None = None) -> Iterator[bytes]:
     """Every record of ``runs`` in sorted order. Runs are consumed: each is deleted once merged. With more

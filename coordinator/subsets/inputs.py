@@ -1,24 +1,33 @@
-"""The per-input subset files a merge reads: ``OUT/subsets/<Class>/<input-id>.nq.gz`` (or ``.nq.zst``) of the
-committed inputs (those with ``OUT/done/<input-id>``), listed class by class.
+"""What a merge reads of the committed inputs (those with ``OUT/done/<input-id>``).
 
-Why compact: a crawl has ~90,000 inputs and ~50 classes, 4.5 million files; as (key, size) tuples they
-would take about a gigabyte. A class's files are kept as indexes into the sorted list of committed input
-ids, with sizes in an ``array``, about 17 bytes a file; only one class's listing is ever a dict at once.
+- Inputs extracted since the class datasets are cut out of the data files: the page index
+  ``pages/<id>.csv.gz`` (its ``classes`` column says which classes each page belongs to, its per-format
+  columns how many lines the page has in each data file) and the JSON-LD and microdata data files
+  ``data/<format>/<id>.nq.gz`` (or ``.nq.zst``). Three listings of the whole output find them all.
+- Inputs extracted by earlier versions, which wrote one ``subsets/<Class>/<id>.nq.gz`` per class: those
+  files, found class by class, and merged as before. An input is read the new way when its page index has
+  the ``classes`` column (the runs task looks), so an output holding inputs of both kinds merges too.
+
+Why compact: a crawl has ~90,000 inputs, and an old output ~50 classes, 4.5 million files; as (key, size)
+tuples they would take about a gigabyte. A class's files are kept as indexes into the sorted list of
+committed input ids, with sizes in an ``array``, about 17 bytes a file; the new layout's three objects per
+input are three arrays.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import re
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ...worker.output.subsets import SUBSET_FORMATS
+from .dest import CLASS_NAME
 from .merge import INPUT_SUFFIXES
 
-CLASS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")  # a schema.org local name; nothing path-like
+PAGES = "pages"                                         # the page index, beside the SUBSET_FORMATS data files
 
 
 @dataclass
@@ -40,26 +49,6 @@ class ClassFiles:
     def key(self, committed: "Committed", i: int) -> str:
         return f"subsets/{self.name}/{committed.ids[self.ids[i]]}{INPUT_SUFFIXES[self.zstd[i]]}"
 
-    def groups(self, committed: "Committed", target: int) -> Iterator[list[tuple[str, int]]]:
-        """[(key, size)] groups of about ``target`` bytes (at least one file each), in input order."""
-        group: list[tuple[str, int]] = []
-        held = 0
-        for i in range(len(self.ids)):
-            group.append((self.key(committed, i), self.sizes[i]))
-            held += self.sizes[i]
-            if held >= target:
-                yield group
-                group, held = [], 0
-        if group:
-            yield group
-
-    def fingerprint(self, committed: "Committed", identity: dict) -> str:
-        """What the class's outputs are made of: its files (names and sizes) and the settings."""
-        h = hashlib.sha256(json.dumps(identity, sort_keys=True).encode())
-        for i in range(len(self.ids)):
-            h.update(f"{self.key(committed, i)}\t{self.sizes[i]}\n".encode())
-        return h.hexdigest()
-
 
 @dataclass
 class Committed:
@@ -76,13 +65,110 @@ def list_committed(store) -> Committed:
     return Committed.from_ids(key.split("/", 1)[1] for key in store.list("done/"))
 
 
+@dataclass(frozen=True)
+class InputRef:
+    """One committed input as a runs task reads it: keys under OUT and their sizes (a key is None where the
+    input has no such object: a format without output, or no page index)."""
+
+    id: str
+    pages: tuple[str, int] | None
+    data: tuple[tuple[str, str, int] | None, ...]      # per SUBSET_FORMATS: (format, key, size) or None
+    legacy: tuple[tuple[str, str, int], ...] = ()     # (class, key, size) of subsets/<Class>/<id> files
+
+    @property
+    def bytes(self) -> int:
+        """The bytes a task may read for it (its index, its data files, its old class files)."""
+        return sum(d[2] for d in self.data if d) + sum(f[2] for f in self.legacy) + (self.pages or ("", 0))[1]
+
+
+@dataclass
+class MergeInputs:
+    """Every committed input's objects: per kind (``pages``, then each of SUBSET_FORMATS), the size of the
+    object of committed input ``i`` (-1: none) and whether it is zstd; and the old per-class files."""
+
+    committed: Committed
+    sizes: dict[str, array] = field(default_factory=dict)
+    zstd: dict[str, bytearray] = field(default_factory=dict)
+    legacy: list[ClassFiles] = field(default_factory=list)
+
+    @property
+    def bytes(self) -> int:
+        return sum(s for a in self.sizes.values() for s in a if s > 0) + sum(c.bytes for c in self.legacy)
+
+    def refs(self) -> Iterator[InputRef]:
+        """The inputs in id order, each with its objects (the old class files found by walking every class's
+        ascending ids alongside)."""
+        at = [0] * len(self.legacy)
+        ids = self.committed.ids
+        for i, iid in enumerate(ids):
+            old = []
+            for c, files in enumerate(self.legacy):
+                j = at[c]
+                if j < len(files) and files.ids[j] == i:
+                    old.append((files.name, files.key(self.committed, j), files.sizes[j]))
+                    at[c] = j + 1
+            size = self.sizes[PAGES][i]
+            pages = (f"pages/{iid}.csv.gz", size) if size >= 0 else None
+            data = []
+            for fmt in SUBSET_FORMATS:
+                size = self.sizes[fmt][i]
+                data.append((fmt, f"data/{fmt}/{iid}{INPUT_SUFFIXES[self.zstd[fmt][i]]}", size) if size >= 0 else None)
+            yield InputRef(iid, pages, tuple(data), tuple(old))
+
+    def groups(self, target: int) -> Iterator[list[InputRef]]:
+        """Groups of inputs of about ``target`` bytes (at least one input each), in id order."""
+        group: list[InputRef] = []
+        held = 0
+        for ref in self.refs():
+            if ref.pages is None and not ref.legacy:
+                continue  # nothing to read: no index, no old files
+            group.append(ref)
+            held += ref.bytes
+            if held >= target:
+                yield group
+                group, held = [], 0
+        if group:
+            yield group
+
+    def fingerprint(self, identity: dict) -> str:
+        """What the datasets are made of: every input's objects (names and sizes) and the settings. One
+        for all classes: an input added or changed may change any of them."""
+        h = hashlib.sha256(json.dumps(identity, sort_keys=True).encode())
+        for ref in self.refs():
+            h.update(f"{ref.id}\t{ref.pages}\t{ref.data}\t{ref.legacy}\n".encode())
+        return h.hexdigest()
+
+
+def list_inputs(store, committed: Committed) -> MergeInputs:
+    """The committed inputs' page indexes and data files (three listings), and the old class files."""
+    found = MergeInputs(committed)
+    for kind in (PAGES, *SUBSET_FORMATS):
+        sizes, zstd = array("q", [-1]) * len(committed.ids), bytearray(len(committed.ids))
+        modified: dict[int, object] = {}
+        suffixes = (".csv.gz",) if kind == PAGES else INPUT_SUFFIXES
+        folder = "pages/" if kind == PAGES else f"data/{kind}/"
+        for fname, size, when in _files(store, folder):
+            z = next((k for k, s in enumerate(suffixes) if fname.endswith(s)), None)
+            if z is None:
+                continue
+            i = committed.index.get(fname[:-len(suffixes[z])])
+            if i is not None and (i not in modified or when > modified[i]):  # both suffixes: the newer
+                sizes[i], zstd[i], modified[i] = size, z, when
+        found.sizes[kind], found.zstd[kind] = sizes, zstd
+    for name in list_classes(store):
+        files, _ = class_files(store, name, committed)
+        if len(files):
+            found.legacy.append(files)
+    return found
+
+
 def list_classes(store) -> list[str]:
     """The class folders under ``subsets/`` (sorted); names that are not class names are left out."""
     if hasattr(store, "root"):
         base = Path(store.root) / "subsets"
         names = [e.name for e in os.scandir(base) if e.is_dir()] if base.is_dir() else []
     else:
-        names = _s3_folders(store, "subsets/")
+        names = store.folders("subsets/")
     return sorted(n for n in names if CLASS_NAME.match(n))
 
 
@@ -125,20 +211,3 @@ def _files(store, folder: str) -> Iterator[tuple[str, int, object]]:
         rest = key[len(folder):]
         if "/" not in rest:
             yield rest, info["size"], info["modified"]
-
-
-def _s3_folders(store, folder: str) -> list[str]:
-    """The sub-folder names directly under ``folder`` of an S3 store (a delimited listing: no object keys)."""
-    from ...worker.aws import require, retried
-
-    def listing() -> list[str]:
-        names = []
-        pages = store.s3.get_paginator("list_objects_v2").paginate(
-            Bucket=store.bucket, Prefix=store.prefix + folder, Delimiter="/")
-        for page in pages:
-            require(page, "IsTruncated")
-            for common in page.get("CommonPrefixes", []):
-                names.append(common["Prefix"][len(store.prefix + folder):].rstrip("/"))
-        return names
-
-    return retried(listing, f"s3://{store.bucket}/{store.prefix}{folder}: cannot list")

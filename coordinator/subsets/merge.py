@@ -1,40 +1,31 @@
-"""One class's merge: its per-input subset files in, its published dataset out (parts, lookup, sites, sample).
+"""One class's merge: its sorted runs in, its published dataset out (parts, lookup, sites, sample).
 
 Two steps, each run by a pool process (``quadfleet subsets`` schedules them, :mod:`.run`):
 
-- :func:`make_runs`: read a group of ``subsets/<Class>/<input-id>.nq.gz`` (or ``.nq.zst``) files and spill
-  their quads as sorted runs (:mod:`.extsort`) under a memory budget. Each quad becomes one record,
-  ``PLD \\t page URL \\t subject \\t line``: comparing records as bytes orders them by (PLD, page URL,
-  subject, line), because none of the three keys holds a byte below the tab (N-Quads percent-encodes
-  control characters and spaces in IRIs, blank-node labels are alphanumeric).
+- :func:`quadfleet.coordinator.subsets.runs.make_runs`: read a group of inputs and spill each class's
+  quads as sorted runs (:mod:`.extsort`) under a memory budget, as records ``PLD \\t page URL \\t subject
+  \\t line`` (see :mod:`.runs`).
 - :func:`merge_class`: merge the class's runs into one sorted stream and cut it into
   ``part-NNNNN.nq.gz`` files at PLD boundaries once a part reaches the chunk size (a PLD never spans two
   parts: a site is one download), writing ``lookup.csv`` (PLD → part) and ``sites.csv`` (PLD, pages,
   entities, quads) as the stream passes, and ``sample.nq``: every quad of the pages whose URL hashes
   lowest (a deterministic random sample, the same for any run, budget or machine).
 
-The page is a quad's graph (the subset files hold whole pages, graph = page URL); its PLD comes from the
-URL's host through the project's Public Suffix List code (:mod:`quadfleet.worker.pipeline.domains`). Entities are
-the distinct (page, subject) pairs typed with the class or a schema.org subclass, in any spelling of
-schema.org (:mod:`.classes`). Output is byte-identical whatever the memory budget, fan-in or processes: the
+Entities are the distinct (page, subject) pairs typed with the class or a schema.org subclass, in any
+spelling of schema.org (:mod:`.classes`). Output is byte-identical whatever the memory budget, fan-in or processes: the
 order is total (ties broken by the whole line) and gzip headers carry no name or time.
 """
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable
-from urllib.parse import urlsplit
+from typing import Callable
 
-import zstandard
 
-from ...worker.pipeline.domains import PldCache
 from .classes import RDF_TYPE, class_objects
-from .extsort import DEFAULT_FAN_IN, RunSpiller, merged, remove_runs
+from .extsort import DEFAULT_FAN_IN, merged, remove_runs
 from .parts import FLUSH_LINES, SAMPLE_MAX_PAGE_QUADS, PageSampler, PartWriter
 
 FORMAT_VERSION = 1              # bump when the outputs' content or layout changes: reruns then redo classes
@@ -45,8 +36,10 @@ COMPRESSIONS = {"gzip": (".nq.gz", 6), "zstd": (".nq.zst", 3)}  # suffix, defaul
 
 @dataclass(frozen=True)
 class MergeOptions:
-    """What decides the outputs (``chunk_bytes``, ``sample_pages``, ``compression``, ``level``: part of a
-    class's fingerprint) and what only decides how they are made (``memory_bytes``, ``fan_in``)."""
+    """What decides the outputs (``chunk_bytes``, ``sample_pages``, ``compression``, ``level``, ``mode``:
+    part of a class's fingerprint) and what only decides how they are made (``memory_bytes``, ``fan_in``).
+    ``mode``: which lines of a page go to its classes (``page``: all; ``entity``: those reachable from the
+    class's entities), for inputs read through their page index; older inputs' class files are as written."""
 
     chunk_bytes: int = 100_000_000    # a part is closed at the first PLD boundary past this many bytes
     sample_pages: int = 100
@@ -54,6 +47,7 @@ class MergeOptions:
     level: int | None = None          # default: gzip 6, zstd 3
     memory_bytes: int = 256 << 20     # records held by one process before a sorted run is spilled
     fan_in: int = DEFAULT_FAN_IN
+    mode: str | None = None           # None: the mode the inputs were extracted with
 
     @property
     def part_suffix(self) -> str:
@@ -66,112 +60,7 @@ class MergeOptions:
     def identity(self) -> dict:
         """The settings a class's outputs depend on (with :data:`FORMAT_VERSION`)."""
         return {"version": FORMAT_VERSION, "chunk_bytes": self.chunk_bytes, "sample_pages": self.sample_pages,
-                "compression": self.compression, "level": self.part_level}
-
-
-class InputFileError(Exception):
-    """An input subset file that cannot be read (not gzip/zstd, cut short): the class fails, naming it."""
-
-
-# -- step 1: input files → sorted runs -------------------------------------------------------------------
-
-def open_input(path: Path, zstd: bool) -> BinaryIO:
-    """Lines of a ``.nq.zst`` (``zstd``) or ``.nq.gz`` file (every zstd frame, every gzip member)."""
-    if zstd:
-        raw = open(path, "rb")
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
-        return io.BufferedReader(reader, 1 << 16)
-    return gzip.open(path, "rb")
-
-
-class PldOfUrl:
-    """``PLD \\t URL \\t`` for a page URL (bytes), remembering the last URL (quads come grouped by page)."""
-
-    def __init__(self) -> None:
-        self._pld = PldCache()
-        self._url: bytes | None = None
-        self._prefix = b""
-
-    def prefix(self, url: bytes) -> bytes:
-        if url != self._url:
-            try:
-                host = urlsplit(url.decode("utf-8", "replace")).hostname or ""
-            except ValueError:  # e.g. a bracketed host that is no IPv6 address
-                host = ""
-            self._url, self._prefix = url, self._pld(host).encode("utf-8") + b"\t" + url + b"\t"
-        return self._prefix
-
-
-def add_records(fh: BinaryIO, spill: RunSpiller, plds: PldOfUrl) -> tuple[int, int]:
-    """Spill every quad of ``fh`` as a record; (quads, bad lines). Blank and comment lines are skipped; a
-    line without a subject and a final ``<graph> .`` is bad (counted, left out). The loop runs once per
-    quad: lines as quadfleet writes them (``... <graph> .\\n``) take the short way."""
-    quads = bad = 0
-    batch: list[bytes] = []
-    url = prefix = None
-    for line in fh:
-        if line.endswith(b"> .\n"):
-            gend = len(line) - 4
-            body = line
-        else:  # other white space, no final newline, or not a quad at all
-            body = line.rstrip()
-            if not body or body[:1] == b"#":
-                continue
-            gend = body.rfind(b">")
-            if not body.endswith(b".") or body[gend + 1:-1].strip():
-                bad += 1
-                continue
-            body += b"\n"
-        gstart = body.rfind(b"<", 0, gend)
-        sp = body.find(b" ")
-        if sp < 1 or gstart <= sp:
-            bad += 1
-            continue
-        if body[gstart + 1:gend] != url:
-            url = body[gstart + 1:gend]
-            prefix = plds.prefix(url)
-        batch.append(prefix + body[:sp] + b"\t" + body)
-        if len(batch) >= 4096:
-            spill.extend(batch)
-            quads += len(batch)
-            batch = []
-    spill.extend(batch)
-    return quads + len(batch), bad
-
-
-def make_runs(files: list[tuple[str, int]], fetch: Callable[[str], tuple[Path, bool]], spill_dir: Path,
-              budget: int, prefix: str, progress: Callable[[int], None] | None = None) -> dict:
-    """Sorted runs of every quad of ``files`` ([(key, size)]; ``fetch(key)`` gives a local path and whether it
-    is a temporary copy to delete); {runs, quads, bad_lines}. An unreadable file raises InputFileError
-    naming it (the runs made so far are deleted)."""
-    spill = RunSpiller(spill_dir, budget, prefix)
-    plds = PldOfUrl()
-    quads = bad = 0
-    try:
-        for key, size in files:
-            path, temporary = fetch(key)
-            try:
-                with open_input(path, key.endswith(".zst")) as fh:
-                    q, b = add_records(fh, spill, plds)
-            except (OSError, EOFError, zstandard.ZstdError) as exc:
-                raise InputFileError(f"{key}: cannot read: {_reason(exc)}") from None
-            finally:
-                if temporary:
-                    path.unlink(missing_ok=True)
-            quads += q
-            bad += b
-            if progress:
-                progress(size)
-        runs = spill.finish()
-    except BaseException:
-        spill.discard()
-        raise
-    return {"runs": [str(p) for p in runs], "quads": quads, "bad_lines": bad}
-
-
-def _reason(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return {"EOFError": "cut short (the compressed stream ends early)"}.get(type(exc).__name__, text)
+                "compression": self.compression, "level": self.part_level, "mode": self.mode}
 
 
 # -- step 2: sorted runs → parts, lookup, sites, sample ----------------------------------------------------

@@ -1,16 +1,18 @@
-"""``quadfleet subsets OUT [--out DEST]``: every class's per-input subset files merged into its dataset.
+"""``quadfleet subsets OUT [--out DEST]``: every schema.org class's dataset, cut out of the committed inputs.
 
-The work is two kinds of task on one pool of processes (``--processes``): *runs* (a group of one class's
-input files read and spilled as sorted runs, at most ``--memory-mb`` held by a process; a large class is
-split over many such tasks) and *merge* (a class's runs merged into its parts, lookup, sites and sample,
-then published). At most one task per process is in flight, and a class's merge goes ahead of any waiting
-runs task, so memory stays about ``processes × (memory budget + ~100 MB)`` whatever the number and size of
-the inputs, and the first classes are published early.
+The work is two kinds of task on one pool of processes (``--processes``): *runs* (a group of inputs read
+once and every class's quads spilled as sorted runs, at most ``--memory-mb`` held by a process; see
+:mod:`.runs`) and *merge* (a class's runs merged into its parts, lookup, sites and sample, then
+published). The merges start once every input is read (any input may hold any class), the largest class
+first. At most one task per process is in flight, so memory stays about ``processes × (memory budget +
+~100 MB)`` whatever the number and size of the inputs.
 
-Resumable: a class whose ``DEST/<Class>/summary.json`` carries the fingerprint of its current inputs and
-settings is skipped (said so); any other is made again from nothing (see :mod:`.dest`). Spilled
-runs live in this run's scratch folder (``--tmp DIR``, default beside a local DEST or in the system's
-temporary folder), removed at the end, on Ctrl-C or SIGTERM, or by the next run after a kill.
+Resumable: a class whose ``DEST/<Class>/summary.json`` carries the fingerprint of the current inputs and
+settings is skipped (said so), and its quads are not even spilled; when ``DEST/summary.json`` says every
+class of those inputs is complete, nothing is read at all. Any other class is made again from nothing (see
+:mod:`.dest`). Spilled runs live in this run's scratch folder (``--tmp DIR``, default beside a local DEST
+or in the system's temporary folder), removed at the end, on Ctrl-C or SIGTERM, or by the next run after a
+kill.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from pathlib import Path
 from ...worker.errors import QuadfleetError
 from ...worker.output.scratch import RunScratch
 from .dest import open_dest
-from .inputs import Committed, class_files, list_classes, list_committed
+from .inputs import MergeInputs, list_committed, list_inputs
 from .merge import MergeOptions, discard_runs
 from .tasks import DIED, call, init_pool, outcome, set_progress, task_merge, task_runs
 
@@ -57,14 +59,10 @@ class SubsetsResult:
 @dataclass
 class _Class:
     name: str
-    files: object                                        # subsets_inputs.ClassFiles
-    fingerprint: str
-    waiting: int = 0                                     # runs tasks not yet finished
     runs: list[str] = field(default_factory=list)
     quads: int = 0
     bad_lines: int = 0
-    error: str | None = None
-    started: float = field(default_factory=time.monotonic)
+    inputs: int = 0
 
 
 def default_dest(out: str) -> str:
@@ -107,16 +105,59 @@ def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp
         raise SubsetsError(f"subsets: {out}: no committed input (no done/<id> markers): nothing to merge")
     result = SubsetsResult(dest=dest, inputs=len(committed.ids))
     dest_store = open_dest(dest, None)  # here only to read class summaries and write DEST/summary.json
-    todo = _plan(store, committed, dest_store, opts, result, console, out)
-    if todo:
+    inputs = list_inputs(store, committed)
+    opts = _with_mode(opts, store, committed, inputs, out)
+    fingerprint = inputs.fingerprint(opts.identity())
+    done = _complete(dest_store, fingerprint)
+    top = dest_store.read_top() or {}
+    known = set(top.get("classes") or ()) | set(top.get("failed") or ())
+    everything = top.get("fingerprint") == fingerprint and known <= done  # nothing to read
+    result.skipped = sorted(known if everything else done)
+    if result.skipped:
+        console.print(f"skipping {len(result.skipped)} class(es) already merged from the same inputs and settings: "
+                      f"{', '.join(result.skipped)}", markup=False, highlight=False, soft_wrap=True)
+    if not everything:
         with _term_interrupts(), RunScratch(scratch_base(dest, tmp)) as scratch:
             build = scratch_base(dest, None) if not dest.startswith("s3://") and tmp else None
             with (RunScratch(build) if build else _Same(scratch)) as build_scratch:
-                _Scheduler(out, dest, opts, processes, committed, scratch, build_scratch, console,
-                           show_progress and console.is_terminal, result).run(todo)
-    _write_top(dest_store, out, dest, result, sorted(result.skipped + [c["class"] for c in result.merged]))
+                _Scheduler(out, dest, opts, processes, fingerprint, scratch, build_scratch, console,
+                           show_progress and console.is_terminal, result).run(inputs, frozenset(done))
+        if not result.merged and not result.skipped and not result.failed:
+            raise SubsetsError(f"subsets: {out}: no page of a committed input belongs to a schema.org class: "
+                               "extract with [subsets] classes configured first")
+    _write_top(dest_store, out, dest, result, sorted(result.skipped + [c["class"] for c in result.merged]),
+               fingerprint)
     result.seconds = time.monotonic() - started
     return result
+
+
+def _with_mode(opts: MergeOptions, store, committed, inputs: MergeInputs, out: str) -> MergeOptions:
+    """``opts`` with the mode to use: the one given (``--mode``), else the one the inputs were extracted with
+    (their statistics say; page mode for inputs that do not). An output whose old per-class files were
+    written in one mode cannot be merged in another: refused."""
+    import dataclasses
+    import json
+
+    recorded = None
+    for iid in committed.ids:
+        try:
+            doc = json.loads(store.read_bytes(f"stats/{iid}.json"))
+        except (FileNotFoundError, ValueError):
+            continue
+        recorded = doc.get("subset_mode")
+        break
+    if opts.mode is None:
+        return dataclasses.replace(opts, mode=recorded or "page")
+    if inputs.legacy:
+        raise SubsetsError(f"subsets: {out}: holds class files written by an earlier version in the mode of "
+                           "their extraction: merge without --mode, or extract again to choose the mode here")
+    return opts
+
+
+def _complete(dest_store, fingerprint: str) -> set[str]:
+    """The classes under DEST whose summary carries ``fingerprint``."""
+    return {name for name in dest_store.class_names()
+            if (dest_store.read_summary(name) or {}).get("fingerprint") == fingerprint}
 
 
 @contextlib.contextmanager
@@ -150,60 +191,42 @@ class _Same:
         return None
 
 
-def _plan(store, committed: Committed, dest_store, opts: MergeOptions, result: SubsetsResult, console,
-          out: str) -> list[_Class]:
-    names = list_classes(store)
-    todo, identity = [], opts.identity()
-    for name in names:
-        files, _ = class_files(store, name, committed)
-        if not len(files):
-            continue
-        fp = files.fingerprint(committed, identity)
-        done = dest_store.read_summary(name)
-        if done is not None and done.get("fingerprint") == fp:
-            result.skipped.append(name)
-        else:
-            todo.append(_Class(name, files, fp))
-    if not todo and not result.skipped:
-        raise SubsetsError(f"subsets: {out}: no subset files of committed inputs (subsets/<Class>/<id>.nq.gz): "
-                           "extract with [subsets] classes configured first")
-    if result.skipped:
-        console.print(f"skipping {len(result.skipped)} class(es) already merged from the same inputs and "
-                      f"settings: {', '.join(result.skipped)}", markup=False, highlight=False, soft_wrap=True)
-    return sorted(todo, key=lambda c: -c.files.bytes)  # the largest first: it takes longest
-
-
 # -- scheduling --------------------------------------------------------------------------------------------
 
 class _Scheduler:
-    """Runs tasks for the classes to do, merges before runs, at most ``processes`` in flight."""
+    """Runs the tasks: every group of inputs read (runs), then each class found merged, largest first, at
+    most ``processes`` in flight."""
 
-    def __init__(self, out, dest, opts, processes, committed, scratch, build_scratch, console, bars, result):
+    def __init__(self, out, dest, opts, processes, fingerprint, scratch, build_scratch, console, bars, result):
         self.out, self.dest, self.opts, self.processes = out, dest, opts, max(1, processes)
-        self.committed, self.console, self.result = committed, console, result
+        self.fingerprint, self.console, self.result = fingerprint, console, result
         self.spill = scratch.path
         self.build_base = build_scratch.path
         self.locks = (str(scratch.lock_path), str(build_scratch.lock_path))
         self.bars = bars
         self.done_q: queue.Queue = queue.Queue()
+        self.classes: dict[str, _Class] = {}
+        self.waiting = 0
+        self.error: str | None = None
 
-    def run(self, todo: list) -> None:
+    def run(self, inputs: MergeInputs, skip: frozenset[str]) -> None:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        if not todo:
-            return
         ready: collections.deque = collections.deque()
         group_bytes = self.opts.memory_bytes  # of compressed input: ~10 runs a task, tasks for all processes
-        for c in todo:
-            for i, group in enumerate(c.files.groups(self.committed, group_bytes)):
-                ready.append(("runs", c, (self.out, group, str(self.spill), self.opts.memory_bytes, f"{c.name}-{i}")))
-                c.waiting += 1
-        self.todo = len(todo)
-        total = sum(c.files.bytes for c in todo)
-        self.console.print(f"merging {len(todo)} class(es) from {sum(len(c.files) for c in todo):,} input file(s), "
-                           f"{total / 1e6:,.1f} MB, into {self.dest} ({self.processes} process(es), "
-                           f"{self.opts.memory_bytes / 2**20:,.4g} MB each for sorting)",
-                           markup=False, highlight=False, soft_wrap=True)
+        count = total = 0
+        for i, group in enumerate(inputs.groups(group_bytes)):
+            ready.append(("runs", None, (self.out, group, str(self.spill), self.opts.memory_bytes, f"g{i}",
+                                         self.opts.mode, skip)))
+            count += len(group)
+            total += sum(ref.bytes for ref in group)
+        self.waiting = len(ready)
+        if not ready:
+            return
+        self.started = time.monotonic()
+        self.console.print(f"reading {count:,} input(s), {total / 1e6:,.1f} MB, for every class, into {self.dest} "
+                           f"({self.processes} process(es), {self.opts.memory_bytes / 2**20:,.4g} MB each for "
+                           "sorting)", markup=False, highlight=False, soft_wrap=True)
         progress = Progress(TextColumn("[bold]subsets"), TextColumn("{task.description:<24}"), BarColumn(),
                             TextColumn("{task.fields[what]}"), TimeElapsedColumn(), console=self.console,
                             disable=not self.bars)
@@ -225,9 +248,6 @@ class _Scheduler:
                 while ready or inflight:
                     while ready and inflight < self.processes:
                         kind, c, args = ready.popleft()
-                        if c.error is not None:  # a runs task of a class that already failed: not run
-                            self._finished(kind, c, {"error": c.error})
-                            continue
                         self._submit(pool, kind, c, args)
                         inflight += 1
                         if pool is None:
@@ -236,13 +256,13 @@ class _Scheduler:
                         continue
                     kind, c, res = self._next(pq or inline_q)
                     inflight -= 1
-                    follow = self._finished(kind, c, res)
-                    if follow is not None:
-                        ready.appendleft(follow)
+                    ready.extend(self._finished(kind, c, res))
         finally:
             set_progress(None)
             if pool is not None:
                 _stop(pool)
+            for c in self.classes.values():  # after Ctrl-C or a failed read: runs no merge took
+                discard_runs(c.runs)
 
     def _submit(self, pool, kind: str, c, args) -> None:
         fn = task_runs if kind == "runs" else task_merge
@@ -278,44 +298,56 @@ class _Scheduler:
                 self.p.update(self.merge_task, advance=n,
                               what=f"{self.counts['merged']:,}/{self.merge_total:,} quads")
 
-    def _finished(self, kind: str, c, res: dict):
-        """Account for a finished task; the class's merge task once its last runs task is in."""
+    def _finished(self, kind: str, c, res: dict) -> list:
+        """Account for a finished task; the merge tasks, once the last runs task is in."""
         if kind == "runs":
-            c.waiting -= 1
+            self.waiting -= 1
             if "error" in res:
-                c.error = c.error or res["error"]
+                self.error = self.error or res["error"]
             else:
-                c.runs += res["runs"]
-                c.quads += res["quads"]
-                c.bad_lines += res["bad_lines"]
-            if c.waiting:
-                return None
-            if c.error is not None:
-                discard_runs(c.runs)
-                return self._failed(c)
-            self.merge_total += c.quads
+                for name, runs in res["runs"].items():
+                    got = self.classes.get(name) or self.classes.setdefault(name, _Class(name))
+                    got.runs += runs
+                    got.quads += res["quads"].get(name, 0)
+                    got.bad_lines += res["bad_lines"].get(name, 0)
+                    got.inputs += res["inputs"].get(name, 0)
+            if self.waiting:
+                return []
+            if self.error is not None:  # any input may hold any class: none can be made without it
+                for cl in self.classes.values():
+                    discard_runs(cl.runs)
+                    cl.runs = []
+                self._failed("every class", self.error)
+                return []
+            todo = sorted(self.classes.values(), key=lambda cl: (-cl.quads, cl.name))
+            self.todo = len(todo)
+            self.merge_total = sum(cl.quads for cl in todo)
             self.p.update(self.merge_task, total=self.merge_total, visible=True)
-            extra = {"fingerprint": c.fingerprint, "inputs": len(c.files), "input_bytes": c.files.bytes,
-                     "bad_lines": c.bad_lines, "settings": self.opts.identity(),
-                     "merge": {"runs": len(c.runs), "memory_mb": round(self.opts.memory_bytes / 2**20, 3),
-                               "fan_in": self.opts.fan_in, "run_seconds": round(time.monotonic() - c.started, 3)}}
-            return ("merge", c, (c.name, c.runs, str(self.spill), self.dest, str(self.build_base), self.opts, extra))
+            follow = []
+            for cl in todo:
+                extra = {"fingerprint": self.fingerprint, "inputs": cl.inputs, "bad_lines": cl.bad_lines,
+                         "settings": self.opts.identity(),
+                         "merge": {"runs": len(cl.runs), "memory_mb": round(self.opts.memory_bytes / 2**20, 3),
+                                   "fan_in": self.opts.fan_in,
+                                   "run_seconds": round(time.monotonic() - self.started, 3)}}
+                follow.append(("merge", cl, (cl.name, cl.runs, str(self.spill), self.dest, str(self.build_base),
+                                             self.opts, extra)))
+                cl.runs = []  # the merge task owns (and deletes) them now
+            return follow
         if "error" in res:
-            c.error = res["error"]
-            return self._failed(c)
+            self._failed(c.name, res["error"])
+            return []
         self.result.merged.append(res)
         self.p.update(self.merge_task, description=f"merged {len(self.result.merged)}/{self.todo} class(es)")
         self.p.console.print(
             f"{c.name}: {res['pages']:,} pages, {res['entities']:,} entities, {res['quads']:,} quads, "
             f"{res['plds']:,} PLDs → {res['parts']} part(s), {res['bytes'] / 1e6:,.1f} MB "
-            f"({time.monotonic() - c.started:.1f} s)", markup=False, highlight=False, soft_wrap=True)
-        return None
+            f"({time.monotonic() - self.started:.1f} s)", markup=False, highlight=False, soft_wrap=True)
+        return []
 
-    def _failed(self, c):
-        self.result.failed.append((c.name, c.error))
-        self.p.console.print(f"quadfleet: subsets: {c.name}: {c.error}", markup=False, highlight=False,
-                             soft_wrap=True)
-        return None
+    def _failed(self, name: str, error: str) -> None:
+        self.result.failed.append((name, error))
+        self.p.console.print(f"quadfleet: subsets: {name}: {error}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
@@ -329,7 +361,8 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         proc.join(10)
 
 
-def _write_top(dest_store, out: str, dest: str, result: SubsetsResult, names: list[str]) -> None:
+def _write_top(dest_store, out: str, dest: str, result: SubsetsResult, names: list[str],
+               fingerprint: str) -> None:
     """``DEST/summary.json``: every class whose outputs are complete, with totals, and the failed ones."""
     classes = {}
     for name in names:
@@ -339,6 +372,7 @@ def _write_top(dest_store, out: str, dest: str, result: SubsetsResult, names: li
         classes[name] = {k: doc.get(k) for k in ("pages", "entities", "quads", "plds", "parts", "bytes",
                                                  "inputs", "sample_pages", "bad_lines")}
     totals = {k: sum(c[k] or 0 for c in classes.values()) for k in ("pages", "entities", "quads", "parts", "bytes")}
-    dest_store.write_top({"source": out, "dest": dest, "inputs": result.inputs, "classes": classes,
+    dest_store.write_top({"source": out, "dest": dest, "inputs": result.inputs, "fingerprint": fingerprint,
+                          "classes": classes,
                           "totals": totals, "failed": dict(result.failed),
                           "created": datetime.now(timezone.utc).isoformat(timespec="seconds")})

@@ -15,7 +15,9 @@ from pathlib import Path
 from ...worker.errors import QuadfleetError
 from ...worker.output.scratch import hold
 from .dest import open_dest
-from .merge import InputFileError, MergeOptions, discard_runs, make_runs, merge_class
+from .inputs import InputRef
+from .merge import MergeOptions, discard_runs, merge_class
+from .runs import InputFileError, make_runs
 
 _progress = None  # where this process's progress goes: a multiprocessing queue, or the inline run's queue
 
@@ -41,9 +43,11 @@ def _report(kind: str):
     return report
 
 
-def task_runs(out: str, files: list[tuple[str, int]], spill_dir: str, budget: int, prefix: str) -> dict:
-    """Sorted runs of a group of one class's input files ([(key, size)] under ``out``; an S3 file is
-    downloaded into ``spill_dir`` and deleted once read): {runs, quads, bad_lines} or {error}."""
+def task_runs(out: str, group: list[InputRef], spill_dir: str, budget: int, prefix: str, mode: str,
+              skip: frozenset[str]) -> dict:
+    """Sorted runs per class of a group of inputs under ``out`` (an S3 object is downloaded into ``spill_dir``
+    and deleted once read), the classes in ``skip`` left out: {runs, quads, bad_lines, inputs} (each by
+    class) or {error}."""
     spill = Path(spill_dir)
     if out.startswith("s3://"):
         from ...worker.aws import retried
@@ -60,7 +64,7 @@ def task_runs(out: str, files: list[tuple[str, int]], spill_dir: str, budget: in
         def fetch(key: str) -> tuple[Path, bool]:
             return Path(out) / key, False
     try:
-        return make_runs(files, fetch, spill, budget, prefix, _report("read"))
+        return make_runs(group, fetch, spill, budget, prefix, mode, skip, _report("read"))
     except (InputFileError, QuadfleetError) as exc:
         return {"error": str(exc)}
     except OSError as exc:

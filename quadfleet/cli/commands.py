@@ -368,7 +368,8 @@ def cmd_subsets(args) -> int:
     dest = (args.dest or default_dest(out)).rstrip("/") or "/"
     _require_s3_credentials([loc for loc in (out, dest) if loc.startswith("s3://")])
     opts = MergeOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), sample_pages=args.sample_pages,
-                        compression=args.compression, memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in)
+                        compression=args.compression, memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in,
+                        mode=args.mode)
     result = run_subsets(out, dest, opts, args.processes, args.tmp, console(stderr=True),
                          show_progress=not args.quiet)
     print(f"{plural(len(result.merged), 'class', 'classes')} merged, {len(result.skipped)} already merged, "

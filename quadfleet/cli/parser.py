@@ -244,11 +244,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(sg)
     sg.set_defaults(func=commands.cmd_stats)
 
-    ss = add_command(sub, "subsets", "merge the per-input schema.org class subsets into per-class datasets "
-                     "chunked by pay-level domain", """Merge the per-input subset files of every committed
-        input of OUT into one dataset per schema.org class, as Web Data Commons publishes them: parts sorted
-        by pay-level domain, a lookup of the part that holds each site, per-site counts, a sample and a
-        summary.""", [
+    ss = add_command(sub, "subsets", "make the per-class schema.org datasets, chunked by pay-level domain",
+                     """Cut one dataset per schema.org class out of the microdata and JSON-LD data files
+        of every committed input of OUT (each page index says which classes each page belongs to), as Web
+        Data Commons publishes them: parts sorted by pay-level domain, a lookup of the part that holds each
+        site, per-site counts, a sample and a summary.""", [
         "quadfleet subsets out/",
         "quadfleet subsets s3://my-results/cc-2024-22 --out s3://my-datasets/cc-2024-22 --processes 16",
         "quadfleet subsets out/ --compression zstd --chunk-mb 500"])
@@ -257,6 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="where the datasets go, a directory or s3://BUCKET/PREFIX (default OUT/subsets-merged)")
     ss.add_argument("--chunk-mb", type=float, default=100.0,
                     help="close a part at the first PLD boundary past this many compressed MB (default 100)")
+    ss.add_argument("--mode", choices=("page", "entity"), default=None,
+                    help="which quads of a page go to its classes: all of them (page, WDC's rule) or those "
+                         "reachable from the class's entities (entity); default: the extraction's [subsets] mode")
     ss.add_argument("--sample-pages", type=int, default=100,
                     help="pages in each class's sample.nq (default 100)")
     ss.add_argument("--compression", choices=["gzip", "zstd"], default="gzip",

@@ -1,4 +1,7 @@
-"""``quadfleet subsets``: per-input class subsets merged into per-class datasets chunked by pay-level domain.
+"""``quadfleet subsets``: per-input class files merged into per-class datasets chunked by pay-level domain.
+
+These inputs have the layout earlier versions wrote (one ``subsets/<Class>/<id>`` file per class), which
+must still merge; tests/coordinator/test_subsets_layouts.py and tests/extraction/ cover the current layout.
 
 The inputs are made from real N-Quads: quadfleet's own microdata and JSON-LD of the corpus's real pages and
 Common Crawl captures (and the HTML test pages with schema.org markup), each page copied under many URLs of
@@ -269,7 +272,7 @@ def read_sample(path: Path) -> dict[str, list[str]]:
 
 def test_tiny_memory_budget_spills_many_runs_same_output(out_dir, reference, tmp_path):
     dest = tmp_path / "tiny"
-    result = merge(out_dir, dest, memory_bytes=40_000, fan_in=3)
+    result = merge(out_dir, dest, memory_bytes=40_000, fan_in=2)
     assert not result.failed
     runs = {s["class"]: s["merge"]["runs"] for s in result.merged}
     passes = {s["class"]: s["merge"]["passes"] for s in result.merged}
@@ -308,7 +311,9 @@ def test_rerun_skips_complete_classes_and_redoes_broken_ones(out_dir, reference,
     assert outputs(dest) == before
 
 
-def test_new_commit_redoes_only_the_classes_it_touches(out_dir, tmp_path):
+def test_new_commit_redoes_the_classes_as_a_fresh_merge_makes_them(out_dir, tmp_path):
+    """Any input may hold any class, so one fingerprint covers them all: a new commit redoes every class,
+    and a rerun with nothing new reads nothing."""
     out = tmp_path / "out"
     import shutil
 
@@ -320,8 +325,9 @@ def test_new_commit_redoes_only_the_classes_it_touches(out_dir, tmp_path):
     assert touched and touched != set(CLASSES)
     (out / "done" / late).write_bytes(b"")
     result = merge(out, dest)
-    assert {s["class"] for s in result.merged} == touched
-    assert set(result.skipped) == set(CLASSES) - touched
+    assert {s["class"] for s in result.merged} == set(CLASSES) and not result.skipped
+    again = merge(out, dest)
+    assert not again.merged and set(again.skipped) == set(CLASSES)
     fresh = tmp_path / "fresh"
     merge(out, fresh)
     assert outputs(dest) == outputs(fresh)
@@ -371,7 +377,8 @@ def test_bad_out_and_options_are_one_line_errors(capsys, tmp_path, out_dir):
     assert "no committed input" in _one_line_error(capsys, ["subsets", str(tmp_path / "empty")])
     (tmp_path / "empty" / "done").mkdir()
     (tmp_path / "empty" / "done" / "x-1").write_bytes(b"")
-    assert "no subset files" in _one_line_error(capsys, ["subsets", str(tmp_path / "empty")])
+    assert "no page of a committed input belongs to a schema.org class" in \
+        _one_line_error(capsys, ["subsets", str(tmp_path / "empty")])
     assert "--chunk-mb" in _one_line_error(capsys, ["subsets", str(out_dir), "--chunk-mb", "0"])
     assert "inside OUT/subsets" in _one_line_error(
         capsys, ["subsets", str(out_dir), "--out", str(out_dir / "subsets" / "x")])
@@ -379,8 +386,9 @@ def test_bad_out_and_options_are_one_line_errors(capsys, tmp_path, out_dir):
     assert "not a directory" in _one_line_error(capsys, ["subsets", str(out_dir), "--out", str(tmp_path / "file")])
 
 
-def test_broken_input_fails_its_class_only(out_dir, tmp_path, capsys):
-    """The largest class, cut short in its first input: the class fails once, named; the rest is merged."""
+def test_broken_input_fails_the_merge_naming_it(out_dir, tmp_path, capsys):
+    """The largest class, cut short in its first input: the merge fails once, naming the file, and no class
+    is published without that input (any class may have pages in it)."""
     import shutil
 
     out = tmp_path / "out"
@@ -393,11 +401,10 @@ def test_broken_input_fails_its_class_only(out_dir, tmp_path, capsys):
     status = main(["subsets", str(out), "--out", str(dest), "--processes", "1", "--quiet", "--memory-mb", "0.05"])
     err = capsys.readouterr().err
     assert status == 1
-    assert f"subsets: {cls}: subsets/{cls}/{victim.name}: cannot read" in err and "Traceback" not in err
-    assert err.count(f"subsets: {cls}:") == 1, err
-    assert not (dest / cls).exists()
-    assert all((dest / c / "summary.json").exists() for c in CLASSES if c != cls)
-    assert cls in json.loads((dest / "summary.json").read_text())["failed"]
+    assert f"subsets: every class: subsets/{cls}/{victim.name}: cannot read" in err and "Traceback" not in err
+    assert err.count("cannot read") == 1, err
+    assert not [c for c in CLASSES if (dest / c).exists()]
+    assert "every class" in json.loads((dest / "summary.json").read_text())["failed"]
 
 
 # -- S3 --------------------------------------------------------------------------------------------------

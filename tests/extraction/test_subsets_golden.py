@@ -34,3 +34,13 @@ def test_class_datasets_equal_the_golden_copy_of_the_per_class_files(tmp_path, m
     got = golden_subsets.digest(golden_subsets.run(main, corpus, tmp_path, mode))
     assert golden_subsets.differences(want, got) == []
 
+
+def test_a_page_mode_extraction_merged_in_entity_mode_gives_the_entity_mode_datasets(tmp_path):
+    """The mode is the merge's choice now: the same data files give either dataset."""
+    corpus = corpus_path()
+    want = json.loads(gzip.decompress(GOLDEN.read_bytes()))["modes"]["entity"]
+    golden_subsets.run(main, corpus, tmp_path, "page")
+    dest = tmp_path / "merged-as-entity"
+    assert main(["subsets", str(tmp_path / "out-page"), "--out", str(dest), "--mode", "entity",
+                 *golden_subsets.MERGE_ARGS]) == 0
+    assert golden_subsets.differences(want, golden_subsets.digest(dest)) == []

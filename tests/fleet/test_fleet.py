@@ -10,20 +10,22 @@ from __future__ import annotations
 import json
 import re
 import signal
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from conftest import corpus_path
 from fleet_helpers import (
+    CLI,
     FakeImds,
     Fleet,
     build_slow_archive,
     fleet_env,
     input_id_of,
     keys_of,
+    local_datasets,
     local_quads,
-    local_subsets,
     local_tables,
     stem_of,
     wait_until,
@@ -41,7 +43,7 @@ SLOW_NAME = "slow-jsonld.warc.gz"
 # What a run leaves under its output prefix when every input commits.
 LAYOUT = re.compile(r"manifest\.json|manifest/inputs-[^/]+\.json\.gz|done/[^/]+|stats/[^/]+\.json"
                     r"|data/html-[a-z0-9-]+/[^/]+\.nq\.gz|pages/[^/]+\.csv\.gz"
-                    r"|subsets/[A-Za-z0-9]+/[^/]+\.nq\.gz|tables/[^/]+\.parquet")
+                    r"|tables/[^/]+\.parquet")
 
 
 @pytest.fixture
@@ -107,18 +109,26 @@ def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
     local = local_quads(list(inputs.values()), tmp_path / "local", fleet.env, ("--table", "parquet"))
     assert local, "the corpus archives yield no N-Quads"
     assert fleet.quads(out) == local  # {(format, file stem): lines}, so s3:// and local ids compare
-    # the schema.org class subsets and the Parquet tables too, committed with the rest under the run's prefix
-    subsets = local_subsets(tmp_path / "local")
-    assert len({cls for cls, _ in subsets}) >= 3, "the corpus archives have entities of several classes"
-    assert fleet.subsets(out) == subsets
+    # the Parquet tables too, committed with the rest under the run's prefix
     tables = local_tables(tmp_path / "local")
     assert len(tables) == len(inputs) and sum(map(len, tables.values())) > 100
     assert fleet.tables(out) == tables
-    for uri in inputs:
-        stats = fleet.json(out, f"stats/{input_id_of(uri)}.json")
-        assert {o["key"] for o in stats["subset_outputs"].values()} == \
-            {k for k in keys if k.startswith("subsets/") and k.endswith(f"/{input_id_of(uri)}.nq.gz")}
+    for uri in inputs:  # a few objects per archive, whatever the number of classes
+        iid = input_id_of(uri)
+        stats = fleet.json(out, f"stats/{iid}.json")
         assert stats["table"]["key"] in keys
+        mine = {k for k in keys if k.rsplit("/", 1)[-1].split(".")[0] == iid}
+        assert mine == {*(o["key"] for o in stats["outputs"].values()), f"pages/{iid}.csv.gz", f"stats/{iid}.json",
+                        f"done/{iid}", stats["table"]["key"]}
+        assert len(mine) <= len(stats["outputs"]) + 3 + 1, sorted(mine)
+    # the schema.org class datasets, cut out of the data files on S3, equal those of the local run
+    for where, dest in ((out, f"{out}-datasets"), (str(tmp_path / "local"), str(tmp_path / "local-datasets"))):
+        res = subprocess.run(CLI + ["subsets", where, "--out", dest, "--quiet", "--processes", "2"], env=fleet.env,
+                             capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stderr
+    datasets = local_datasets(tmp_path / "local-datasets")
+    assert len(datasets) >= 3, "the corpus archives have entities of several classes"
+    assert fleet.datasets(f"{out}-datasets") == datasets
 
     assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)
     status = fleet.status(url, out)

@@ -1,6 +1,6 @@
 """How N-Quads files are compressed, named and read back: the one place that knows ``.nq.gz`` and ``.nq.zst``.
 
-Writers (per-format data files, class subsets) open a scratch file through :class:`NQuadsFile`; readers
+Writers (the per-format data files) open a scratch file through :class:`NQuadsFile`; readers
 (statistics, tests, benchmarks, the subsets merge) go through :func:`nq_stem`, :func:`decompress` and
 :func:`open_nquads`, which tell the compression from the file's first bytes, so a reader never needs to
 know which setting a run used, and a run made with gzip and one made with zstd read the same way.
@@ -89,44 +89,12 @@ def iter_lines(path: str | Path) -> Iterator[str]:
         yield from text
 
 
-def compress_member(data: bytes, compression: str, level: int) -> bytes:
-    """``data`` as one complete gzip member or zstd frame. A file may be a sequence of them (both formats
-    say so, and every reader here and gzip/zstd tools read across them): a page that goes into several
-    subset files is compressed once and its bytes appended to each."""
-    if compression == "gzip":
-        return gzip.compress(data, compresslevel=level, mtime=0)
-    import zstandard
-
-    return zstandard.ZstdCompressor(level=level).compress(data)
-
-
 def remove_scratch(path: str) -> None:
     """Remove a scratch file that may already be gone (every output file's ``discard``)."""
     try:
         os.unlink(path)
     except FileNotFoundError:
         pass
-
-
-class MemberFile:
-    """A scratch file of compressed members appended one after another (see :func:`compress_member`)."""
-
-    def __init__(self, scratch: str | Path, prefix: str, compression: str):
-        fd, self.path = tempfile.mkstemp(dir=scratch, prefix=prefix, suffix=nq_suffix(compression))
-        self._out: BinaryIO | None = os.fdopen(fd, "wb")
-
-    def write(self, member: bytes) -> None:
-        self._out.write(member)
-
-    def close(self) -> str:
-        if self._out is not None:
-            self._out.close()
-            self._out = None
-        return self.path
-
-    def discard(self) -> None:
-        self.close()
-        remove_scratch(self.path)
 
 
 class NQuadsFile:

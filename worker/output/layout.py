@@ -1,8 +1,7 @@
 """Where an input's results go, and the order that makes them appear all at once.
 
 The layout is the same on disk and on S3: ``data/<format>/<id>.nq.gz`` (``.nq.zst`` with zstd, see
-:mod:`quadfleet.worker.output.compression`), ``subsets/<Class>/<id>.nq.gz`` (schema.org class subsets),
-``tables/<id>.parquet`` (with ``--table parquet``), ``pages/<id>.csv.gz`` (the page index),
+:mod:`quadfleet.worker.output.compression`), ``tables/<id>.parquet`` (with ``--table parquet``), ``pages/<id>.csv.gz`` (the page index),
 ``stats/<id>.json``, and ``done/<id>``, written last, as the commit marker. Readers trust only inputs with a
 marker; a rerun of an uncommitted input overwrites its files, so an attempt that died half-way leaves
 nothing anyone counts.
@@ -23,11 +22,6 @@ SCRATCH_DIR = ".tmp"  # under a local output directory: files not yet renamed in
 
 def data_key(fmt: str, input_id: str, compression: str = "gzip") -> str:
     return f"data/{fmt}/{input_id}{nq_suffix(compression)}"
-
-
-def subset_key(cls: str, input_id: str, compression: str = "gzip") -> str:
-    """A schema.org class subset of one input (``cls``: the class's local name, e.g. ``Product``)."""
-    return f"subsets/{cls}/{input_id}{nq_suffix(compression)}"
 
 
 def table_key(input_id: str) -> str:
@@ -148,8 +142,10 @@ class FormatWriters:
         self.files = {}
 
 
-# The page index's fixed columns; one column of triples per configured format follows, named by its id.
+# The page index's fixed columns; one column of triples per configured format follows, named by its id,
+# then the page's schema.org classes.
 PAGE_INDEX_COLUMNS = ("url", "archive", "offset", "length", "fetch_time", "prefilter", "formats", "triples")
+CLASSES_COLUMN = "classes"
 
 
 class PageIndex:
@@ -171,14 +167,14 @@ class PageIndex:
         self.archive = archive
         self.formats = list(formats)
         self.rows = 0
-        self._csv.writerow(PAGE_INDEX_COLUMNS + tuple(self.formats))
+        self._csv.writerow(PAGE_INDEX_COLUMNS + tuple(self.formats) + (CLASSES_COLUMN,))
 
     def add(self, url: str, offset: int | None, length: int | None, fetch_time: str, fired: list[str],
-            triples: dict[str, int]) -> None:
+            triples: dict[str, int], classes=()) -> None:
         found = [f for f in self.formats if triples.get(f)]
         self._csv.writerow([url, self.archive, "" if offset is None else offset,
                             "" if length is None else length, fetch_time, " ".join(fired), " ".join(found),
-                            sum(triples.values()), *(triples.get(f, 0) for f in self.formats)])
+                            sum(triples.values()), *(triples.get(f, 0) for f in self.formats), " ".join(classes)])
         self.rows += 1
 
     def close(self) -> str:

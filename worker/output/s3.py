@@ -125,6 +125,21 @@ class S3Store:
         return self._call("cannot list", folder, listing)
 
 
+    def folders(self, folder: str) -> list[str]:
+        """The sub-folder names directly under ``folder`` (a delimited listing: no object keys)."""
+        def listing() -> list[str]:
+            names = []
+            pages = self.s3.get_paginator("list_objects_v2").paginate(
+                Bucket=self.bucket, Prefix=self._key(folder), Delimiter="/")
+            for page in pages:
+                require(page, "IsTruncated")
+                for common in page.get("CommonPrefixes", []):
+                    names.append(common["Prefix"][len(self._key(folder)):].rstrip("/"))
+            return names
+
+        return self._call("cannot list", folder, listing)
+
+
 _MD5 = re.compile(r"[0-9a-f]{32}")
 
 

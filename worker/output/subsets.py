@@ -1,8 +1,12 @@
-"""Schema.org class subsets, written while an input is extracted: ``subsets/<Class>/<input-id>.nq.gz``.
+"""Schema.org class subsets: which classes each page belongs to, recorded while an input is extracted.
 
 Most users of Web Data Commons download its class subsets (Product, LocalBusiness, Event, ...), which WDC
 makes afterwards by streaming the merged microdata and JSON-LD N-Quads and grouping them by page. The
-worker has each page's quads and typed subjects in hand already, so it writes them here at a small cost.
+worker has each page's typed subjects in hand already, so it records the page's classes in the page index
+(one dict lookup per typed entity) and ``quadfleet subsets`` cuts the datasets out of the data files with
+them (:mod:`quadfleet.coordinator.subsets`). An input thus writes no object per class: one per class would
+be 40-50 more S3 PUTs per Common Crawl archive, and every quad of a page stored again for each of its
+classes (3.4 on the crawl-like mix).
 
 - Which formats: microdata and JSON-LD only (WDC builds its subsets from those two).
 - Membership: an entity (a subject with an rdf:type) belongs to a configured class if one of its types is
@@ -16,20 +20,13 @@ worker has each page's quads and typed subjects in hand already, so it writes th
   every node it links to (a blank node or an IRI that is a subject in the page's microdata and JSON-LD
   quads), and so on; each line once, in the page's order.
 
-Lines are grouped by page, in page order. In ``page`` mode each page is compressed once, as one gzip
-member (or zstd frame), and those bytes are appended to the file of every class the page belongs to (3.4
-classes per page with one, on the crawl-like mix): less than half the compression work of one stream per
-class, for files about 15% larger (each page is compressed alone). In ``entity`` mode a class's file is one
-stream. Statistics per class: pages with an entity of the class, its entities (typed subjects per page and
-format, as ``typed_entities`` counts them), quads written, and the set of PLDs; they add across inputs as
-the rest of :class:`~quadfleet.worker.output.stats.FileStats` does.
+Statistics per class: pages with an entity of the class, its entities (typed subjects per page and format,
+as ``typed_entities`` counts them), the quads its dataset gets in the configured mode, and the set of PLDs;
+they add across inputs as the rest of :class:`~quadfleet.worker.output.stats.FileStats` does.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..rdf.schemaorg import class_map
-from .compression import MemberFile, NQuadsFile, compress_member
 
 SUBSET_FORMATS = ("html-embedded-jsonld", "html-microdata")
 RDF_TYPE_TOKEN = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
@@ -104,59 +101,37 @@ def reachable_lines(lines: list[str], cmap: dict[str, tuple[str, ...]]) -> dict[
     return out
 
 
-class SubsetWriters:
-    """One input's subset files (one per class that gets a line, opened then) and their statistics."""
+class ClassMembership:
+    """Which configured classes each page belongs to, and the statistics of the class datasets.
 
-    def __init__(self, scratch: str | Path, input_id: str, classes: tuple[str, ...], mode: str,
-                 compression: str, level: int):
-        self.scratch, self.input_id = scratch, input_id
+    Nothing is written per class: the page index records each page's classes (its ``classes`` column) and
+    ``quadfleet subsets`` cuts the datasets out of the microdata and JSON-LD data files with it, so an input
+    writes the same few objects whatever the number of classes, and no quad is stored twice."""
+
+    def __init__(self, classes: tuple[str, ...], mode: str):
         self.mode = mode
-        self.compression, self.level = compression, level
         self.cmap = class_map(tuple(classes))
-        self.files: dict[str, NQuadsFile | MemberFile] = {}
-        self.quads: dict[str, int] = {}
         self.stats: dict[str, dict[str, int]] = {}  # class -> {"pages", "entities", "quads"}
         self.plds: dict[str, set[str]] = {}         # class -> PLDs of its pages
 
-    def add_page(self, pld: str, results: dict) -> None:
-        """Take one page's extraction results (format id -> FormatResult)."""
+    def add_page(self, pld: str, results: dict) -> list[str]:
+        """Take one page's extraction results (format id -> FormatResult); the classes it belongs to (in
+        no particular order). The quads counted are those the class's dataset will hold for this page."""
         hits = entity_hits(results, self.cmap)
         if not hits:
-            return
-        lines = page_lines(results)
+            return []
         if self.mode == "page":
-            member = compress_member("".join(lines).encode("utf-8"), self.compression, self.level)
-            for cls, entities in hits.items():
-                self._write(cls, member, len(lines), entities, pld)
+            n = sum(len(results[f].lines) for f in SUBSET_FORMATS if f in results)
+            quads = dict.fromkeys(hits, n)
         else:
-            for cls, chosen in reachable_lines(lines, self.cmap).items():
-                self._write(cls, "".join(chosen).encode("utf-8"), len(chosen), hits.get(cls, 0), pld)
-
-    def _write(self, cls: str, data: bytes, n: int, entities: int, pld: str) -> None:
-        """``data``: a compressed member (page mode) or the lines' bytes (entity mode)."""
-        out = self.files.get(cls)
-        if out is None:
-            prefix = f"{self.input_id}.subset-{cls}."
-            out = self.files[cls] = (MemberFile(self.scratch, prefix, self.compression) if self.mode == "page" else
-                                     NQuadsFile(self.scratch, prefix, self.compression, self.level))
-            self.quads[cls] = 0
-            self.stats[cls] = {"pages": 0, "entities": 0, "quads": 0}
-            self.plds[cls] = set()
-        out.write(data)
-        self.quads[cls] += n
-        st = self.stats[cls]
-        st["pages"] += 1
-        st["entities"] += entities
-        st["quads"] += n
-        self.plds[cls].add(pld)
-
-    def close(self) -> dict[str, str]:
-        """Finish every file; {class: scratch path}."""
-        out = {cls: f.close() for cls, f in self.files.items()}
-        self.files = {}
-        return out
-
-    def discard(self) -> None:
-        for f in self.files.values():
-            f.discard()
-        self.files = {}
+            quads = {cls: len(chosen) for cls, chosen in reachable_lines(page_lines(results), self.cmap).items()}
+        for cls in quads:
+            st = self.stats.get(cls)
+            if st is None:
+                st = self.stats[cls] = {"pages": 0, "entities": 0, "quads": 0}
+                self.plds[cls] = set()
+            st["pages"] += 1
+            st["entities"] += hits.get(cls, 0)
+            st["quads"] += quads[cls]
+            self.plds[cls].add(pld)
+        return list(quads)

@@ -85,11 +85,12 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                 for fmt, res in results.items():
                     if res.lines:
                         writers.write(fmt, res.lines)
+                classes = ()
                 if derived is not None and any(res.lines for res in results.values()):
-                    derived.add_page(page, host, pld, results)
+                    classes = derived.add_page(page, host, pld, results)
                 if index is not None:
                     index.add(page.url, page.offset, page.length, page.fetch_time, [ex.id for ex in fired],
-                              {fmt: len(res.lines) for fmt, res in results.items()})
+                              {fmt: len(res.lines) for fmt, res in results.items()}, classes)
             stats.add_page(host, pld, page, fired, results)
             pending += 1
             if progress is not None and pending >= PROGRESS_EVERY:

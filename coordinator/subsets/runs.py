@@ -1,0 +1,279 @@
+"""A merge's first step: a group of committed inputs read and spilled as sorted runs, one set per class.
+
+Each quad of a class becomes one record, ``PLD \\t page URL \\t subject \\t line``: comparing records as bytes
+orders them by (PLD, page URL, subject, line), because none of the three keys holds a byte below the tab
+(N-Quads percent-encodes control characters and spaces in IRIs, blank-node labels are alphanumeric). The
+page is a quad's graph (graph = page URL); its PLD comes from the URL's host through the project's Public
+Suffix List code (:mod:`quadfleet.worker.pipeline.domains`). Since the merge sorts, what a class's dataset
+holds is decided by which lines go to it, never by the order the inputs are read in.
+
+Which lines go to a class, per input:
+
+- Read the new way (its page index has the ``classes`` column): the index's rows cut the JSON-LD and
+  microdata data files into pages (a page's lines are consecutive, the index says how many per format);
+  a page in classes C1..Cn gives, in ``page`` mode, all its lines to each (WDC's rule), in ``entity`` mode
+  to each class the lines reachable from its entities (:func:`quadfleet.worker.output.subsets.reachable_lines`,
+  the function extraction used when it wrote one file per class).
+- Made by an earlier version: its ``subsets/<Class>/<id>`` files, every line to that class.
+
+An input whose index and data files disagree (fewer or more lines than the index says), or a file that
+cannot be read, fails the task with one line naming it: a dataset is never made from part of an input.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterable
+from urllib.parse import urlsplit
+
+import zstandard
+
+from ...worker.output.layout import CLASSES_COLUMN
+from ...worker.output.subsets import SUBSET_FORMATS, reachable_lines
+from ...worker.pipeline.domains import PldCache
+from ...worker.rdf.schemaorg import class_map
+from .extsort import ClassSpiller
+from .inputs import CLASS_NAME, InputRef
+
+READ_LINES = 1 << 20          # bytes of lines taken at once from an old subset file
+
+
+class InputFileError(Exception):
+    """An input file that cannot be read (not gzip/zstd, cut short, disagreeing with its index): the task
+    fails, naming it."""
+
+
+def open_input(path: Path, zstd: bool) -> BinaryIO:
+    """Lines of a ``.nq.zst`` (``zstd``) or ``.nq.gz`` file (every zstd frame, every gzip member)."""
+    if zstd:
+        raw = open(path, "rb")
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=True)
+        return io.BufferedReader(reader, 1 << 16)
+    return gzip.open(path, "rb")
+
+
+class PldOfUrl:
+    """``PLD \\t URL \\t`` for a page URL (bytes), remembering the last URL (quads come grouped by page)."""
+
+    def __init__(self) -> None:
+        self._pld = PldCache()
+        self._url: bytes | None = None
+        self._prefix = b""
+
+    def prefix(self, url: bytes) -> bytes:
+        if url != self._url:
+            try:
+                host = urlsplit(url.decode("utf-8", "replace")).hostname or ""
+            except ValueError:  # e.g. a bracketed host that is no IPv6 address
+                host = ""
+            self._url, self._prefix = url, self._pld(host).encode("utf-8") + b"\t" + url + b"\t"
+        return self._prefix
+
+
+def line_records(lines: Iterable[bytes], plds: PldOfUrl, out: list[bytes]) -> int:
+    """Append each quad's record to ``out``; the number of bad lines. Blank and comment lines are skipped; a
+    line without a subject and a final ``<graph> .`` is bad (counted, left out). The loop runs once per
+    quad: lines as quadfleet writes them (``... <graph> .\\n``) take the short way."""
+    bad = 0
+    url = prefix = None
+    for line in lines:
+        if line.endswith(b"> .\n"):
+            gend = len(line) - 4
+            body = line
+        else:  # other white space, no final newline, or not a quad at all
+            body = line.rstrip()
+            if not body or body[:1] == b"#":
+                continue
+            gend = body.rfind(b">")
+            if not body.endswith(b".") or body[gend + 1:-1].strip():
+                bad += 1
+                continue
+            body += b"\n"
+        gstart = body.rfind(b"<", 0, gend)
+        sp = body.find(b" ")
+        if sp < 1 or gstart <= sp:
+            bad += 1
+            continue
+        if body[gstart + 1:gend] != url:
+            url = body[gstart + 1:gend]
+            prefix = plds.prefix(url)
+        out.append(prefix + body[:sp] + b"\t" + body)
+    return bad
+
+
+class GroupRuns:
+    """What a runs task found, per class: its runs (in the spiller), quads, bad lines and inputs."""
+
+    def __init__(self, spill_dir: Path, budget: int, prefix: str, skip: frozenset[str]):
+        self.spill = ClassSpiller(spill_dir, budget, prefix)
+        self.skip = skip
+        self.quads: dict[str, int] = {}
+        self.bad: dict[str, int] = {}
+        self.inputs: dict[str, int] = {}
+        self._seen: set[str] = set()   # classes the current input gave records to
+        self._maps: dict[tuple[str, ...], dict] = {}
+
+    def add(self, cls: str, records: list[bytes], bad: int) -> None:
+        if cls in self.skip:
+            return
+        self.spill.extend(cls, records)
+        self.quads[cls] = self.quads.get(cls, 0) + len(records)
+        if bad:
+            self.bad[cls] = self.bad.get(cls, 0) + bad
+        if cls not in self._seen:
+            self._seen.add(cls)
+            self.inputs[cls] = self.inputs.get(cls, 0) + 1
+
+    def next_input(self) -> None:
+        self._seen = set()
+
+    def class_map(self, classes: tuple[str, ...]) -> dict:
+        """schemaorg.class_map for a page's classes (a few milliseconds each: kept per combination)."""
+        found = self._maps.get(classes)
+        if found is None:
+            found = self._maps[classes] = class_map(classes)
+        return found
+
+    def result(self) -> dict:
+        runs = self.spill.finish()
+        return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.quads,
+                "bad_lines": self.bad, "inputs": self.inputs}
+
+
+def index_columns(header: list[str]) -> tuple[int, list[int | None]] | None:
+    """(classes column, per SUBSET_FORMATS its column or None) of a page index header; None for an index
+    without the classes column (written by an earlier version)."""
+    if CLASSES_COLUMN not in header:
+        return None
+    return header.index(CLASSES_COLUMN), [header.index(f) if f in header else None for f in SUBSET_FORMATS]
+
+
+def read_indexed(ref: InputRef, index: Path, data: list[Path | None], mode: str, runs: GroupRuns,
+                 plds: PldOfUrl) -> bool:
+    """Spill the class records of an input read the new way; False (nothing read) if its index has no
+    ``classes`` column."""
+    with gzip.open(index, "rt", encoding="utf-8", newline="") as fh:
+        rows = csv.reader(fh)
+        cols = index_columns(next(rows, []))
+        if cols is None:
+            return False
+        ccol, fcols = cols
+        files = [open_input(p, ref.data[i][1].endswith(".zst")) if p is not None else None
+                 for i, p in enumerate(data)]
+        try:
+            for n, row in enumerate(rows, 2):
+                page: list[bytes] = []
+                for i, col in enumerate(fcols):
+                    count = int(row[col] or 0) if col is not None else 0
+                    if not count:
+                        continue
+                    if files[i] is None:
+                        raise InputFileError(f"{ref.pages[0]}: row {n} gives {count} {SUBSET_FORMATS[i]} lines "
+                                             f"but the input has no {SUBSET_FORMATS[i]} data file")
+                    got = [files[i].readline() for _ in range(count)]
+                    if not got[-1].endswith(b"\n"):
+                        raise InputFileError(f"{ref.data[i][1]}: fewer lines than its page index says "
+                                             f"(row {n}): re-extract this input")
+                    page += got
+                names = row[ccol].split() if ccol < len(row) else []
+                if names and page:
+                    _add_page(page, tuple(names), ref, mode, runs, plds)
+            for i, f in enumerate(files):
+                if f is not None and f.read(1):
+                    raise InputFileError(f"{ref.data[i][1]}: more lines than its page index says: "
+                                         "re-extract this input")
+        finally:
+            for f in files:
+                if f is not None:
+                    f.close()
+    return True
+
+
+def _add_page(page: list[bytes], names: tuple[str, ...], ref: InputRef, mode: str, runs: GroupRuns,
+              plds: PldOfUrl) -> None:
+    for name in names:
+        if not CLASS_NAME.match(name):
+            raise InputFileError(f"{ref.pages[0]}: {name[:80]!r} is not a class name: re-extract this input")
+    if mode == "page":
+        records: list[bytes] = []
+        bad = line_records(page, plds, records)
+        for name in names:
+            runs.add(name, records, bad)
+        return
+    text = [line.decode("utf-8") for line in page]
+    for name, chosen in reachable_lines(text, runs.class_map(names)).items():
+        records = []
+        bad = line_records((line.encode("utf-8") for line in chosen), plds, records)
+        runs.add(name, records, bad)
+
+
+def read_legacy(ref: InputRef, fetch: Callable[[str], tuple[Path, bool]], runs: GroupRuns,
+                plds: PldOfUrl) -> None:
+    """Spill the lines of an input's ``subsets/<Class>/<id>`` files (an earlier version's layout)."""
+    for cls, key, _ in ref.legacy:
+        if cls in runs.skip:
+            continue
+        path, temporary = fetch(key)
+        try:
+            with open_input(path, key.endswith(".zst")) as fh:
+                for chunk in iter(lambda: fh.readlines(READ_LINES), []):
+                    records: list[bytes] = []
+                    bad = line_records(chunk, plds, records)
+                    runs.add(cls, records, bad)
+        except (OSError, EOFError, zstandard.ZstdError) as exc:
+            raise InputFileError(f"{key}: cannot read: {reason(exc)}") from None
+        finally:
+            if temporary:
+                path.unlink(missing_ok=True)
+
+
+def make_runs(group: list[InputRef], fetch: Callable[[str], tuple[Path, bool]], spill_dir: Path, budget: int,
+              prefix: str, mode: str, skip: frozenset[str] = frozenset(),
+              progress: Callable[[int], None] | None = None) -> dict:
+    """Sorted runs per class of every input of ``group`` (``fetch(key)`` gives a local path and whether it
+    is a temporary copy to delete), leaving out the classes in ``skip``: {runs: {class: [path]}, quads,
+    bad_lines, inputs: {class: n}}. An unreadable input raises InputFileError naming it (the runs made so
+    far are deleted)."""
+    runs = GroupRuns(spill_dir, budget, prefix, skip)
+    plds = PldOfUrl()
+    try:
+        for ref in group:
+            runs.next_input()
+            if not (ref.pages is not None and _read_new(ref, fetch, mode, runs, plds)):
+                read_legacy(ref, fetch, runs, plds)
+            if progress:
+                progress(ref.bytes)
+        return runs.result()
+    except BaseException:
+        runs.spill.discard()
+        raise
+
+
+def _read_new(ref: InputRef, fetch, mode: str, runs: GroupRuns, plds: PldOfUrl) -> bool:
+    """read_indexed on local copies; the data files are fetched only for an index of the new kind."""
+    fetched: list[tuple[Path, bool]] = []
+
+    def local(key: str) -> Path:
+        fetched.append(fetch(key))
+        return fetched[-1][0]
+
+    try:
+        index = local(ref.pages[0])
+        with gzip.open(index, "rt", encoding="utf-8", newline="") as fh:
+            if index_columns(next(csv.reader(fh), [])) is None:
+                return False
+        data = [local(d[1]) if d is not None else None for d in ref.data]
+        return read_indexed(ref, index, data, mode, runs, plds)
+    except (OSError, EOFError, zstandard.ZstdError, csv.Error, ValueError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{ref.pages[0]} and its data files: cannot read: {reason(exc)}") from None
+    finally:
+        for path, temporary in fetched:
+            if temporary:
+                path.unlink(missing_ok=True)
+
+
+def reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return {"EOFError": "cut short (the compressed stream ends early)"}.get(type(exc).__name__, text)
