@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """How long and how much memory does ``quadfleet subsets`` take, and does memory grow with the inputs?
 
-Writes the per-input class subset files of ``max(--inputs)`` synthetic inputs once
-(``subsets/<Class>/<id>.nq.gz``, gzip level 3 as the worker writes them), then, for each count in
-``--inputs`` (default 1,000, 3,000 and 10,000), commits that many (``done/<id>``; the folders share one
-``subsets/``) and runs ``quadfleet subsets`` on them in a fresh process, printing the seconds, the CPU
+Writes ``max(--inputs)`` synthetic inputs once, as the worker writes them (each input's page index
+``pages/<id>.csv.gz``, with the pages' classes, and its JSON-LD and microdata data files
+``data/<format>/<id>.nq.gz``, gzip level 3), then, for each count in ``--inputs`` (default 1,000, 3,000 and
+10,000), commits that many (``done/<id>``; the folders share one ``pages/`` and ``data/``) and runs ``quadfleet subsets`` on them in a fresh process, printing the seconds, the CPU
 seconds (of the command and its pool processes: what other work on the machine does not change), and the
 peak resident memory: of the largest single process (its ``VmHWM``) and of the whole process tree at once
 (``/proc`` sampled every 20 ms). The memory budget is the same for every count; the inputs and quads grow
@@ -15,7 +15,8 @@ The synthetic inputs are shaped like a crawl's, scaled down:
 - lines are real N-Quads: quadfleet's own microdata and JSON-LD of the corpus pages with schema.org types
   (``../shared/corpus``: real-pages and the Common Crawl captures; without the corpus, the bundled sample
   pages), each page written under a new URL (every occurrence of its URL, graph and subject IRIs, replaced)
-  and its first typed entity made one of the page's class, so that the page belongs in that subset;
+  and its first typed entity made one of the page's class, so that the page belongs in that subset (the
+  page index lists that class);
 - pages per input are log-normal (median ``--pages``: a few inputs hold many), each page's class is drawn
   with skewed weights (Product the most, as in Web Data Commons' subsets), and its site from a Zipf
   distribution (exponent 1.0) over ``30 × max(--inputs)`` pay-level domains, with subdomains (``www.``,
@@ -28,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import csv
 import gzip
+import io
 import json
 import os
 import random
@@ -48,11 +51,13 @@ CLASS_WEIGHTS = {"Product": 40, "Organization": 14, "Person": 10, "LocalBusiness
 SUFFIXES = ("com", "de", "co.uk", "org", "net", "com.au", "fr", "com.br", "jp", "ru", "nl", "it")
 SUBDOMAINS = ("www.", "www.", "", "shop.", "m.", "blog.")
 TYPED = re.compile(r"\S+ <http://www\.w3\.org/1999/02/22-rdf-syntax-ns#type> (<https?://schema\.org/)[^>]*> ")
+FORMATS = ("html-embedded-jsonld", "html-microdata")  # the formats the class datasets are cut out of
 SMOKE = {"inputs": "40,200", "pages": 4.0, "memory_mb": 1.0, "processes": 1}
 
 
 def templates(corpus: Path) -> tuple[list[tuple[str, list[str]]], str]:
-    """(page URL, N-Quads lines) of real pages with schema.org types, and where they came from."""
+    """(page URL, N-Quads lines, the first typed line, each line's format) of real pages with schema.org
+    types, and where they came from."""
     sys.path.insert(0, str(REPO))
     from quadfleet.worker.archive.records import iter_pages
     from quadfleet.worker.config import load_config
@@ -62,7 +67,6 @@ def templates(corpus: Path) -> tuple[list[tuple[str, list[str]]], str]:
     pages, source = [], "the bundled sample pages (no corpus found)"
     real = corpus / "real-pages" / "PROVENANCE.tsv"
     if real.exists():
-        import csv
         from collections import Counter
 
         with open(real, encoding="utf-8") as fh:
@@ -79,11 +83,13 @@ def templates(corpus: Path) -> tuple[list[tuple[str, list[str]]], str]:
     extractors = load_config(None, formats=["html-embedded-jsonld", "html-microdata"]).extractors()
     out = []
     for page in pages:
-        lines = [ln for res in extract_page(page, extractors, False).values() for ln in res.lines]
+        results = extract_page(page, extractors, False)
+        pairs = [(fmt, ln) for fmt in FORMATS if fmt in results for ln in results[fmt].lines]  # JSON-LD first
+        lines = [ln for _, ln in pairs]
         for i, ln in enumerate(lines):
             m = TYPED.match(ln)
             if m:
-                out.append((page.url, lines, i))
+                out.append((page.url, lines, i, [fmt for fmt, _ in pairs]))
                 break
     return out, source
 
@@ -102,16 +108,25 @@ class Zipf:
 
 
 def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
-    """Subset files of ``inputs`` inputs under ``root/subsets``; the totals written."""
+    """The page indexes and data files of ``inputs`` inputs under ``root``; the totals written."""
+    sys.path.insert(0, str(REPO))
+    from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS
+
     tpl, source = templates(Path(os.environ.get("QUADFLEET_CORPUS", REPO.parent / "shared" / "corpus")))
     rng = random.Random(seed)
     sites = Zipf(30 * inputs)
     classes, weights = list(CLASS_WEIGHTS), list(CLASS_WEIGHTS.values())
     totals = {"files": 0, "quads": 0, "bytes": 0, "pages": 0, "templates": len(tpl), "lines_from": source}
+    for folder in ("pages", *(f"data/{f}" for f in FORMATS)):
+        (root / folder).mkdir(parents=True, exist_ok=True)
     for i in range(inputs):
-        by_class: dict[str, list[str]] = defaultdict(list)
+        iid = f"input-{i:06d}"
+        data: dict[str, list[str]] = {f: [] for f in FORMATS}
+        index = io.StringIO(newline="")
+        rows = csv.writer(index, lineterminator="\n")
+        rows.writerow(PAGE_INDEX_COLUMNS + FORMATS + ("classes",))
         for _ in range(max(1, int(rng.lognormvariate(0, 1.0) * pages))):
-            url, lines, typed = tpl[rng.randrange(len(tpl))]
+            url, lines, typed, fmts = tpl[rng.randrange(len(tpl))]
             rank = sites.draw(rng)
             host = f"{rng.choice(SUBDOMAINS)}site{rank}.{SUFFIXES[rank % len(SUFFIXES)]}"
             new = f"https://{host}/p/{i}-{rng.randrange(10**6)}"
@@ -120,26 +135,35 @@ def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
             # the page's first typed entity becomes one of the class, so that the page belongs in its subset
             m = TYPED.match(copy[typed])
             copy[typed] = f"{copy[typed][:m.end(1)]}{cls}> {copy[typed][m.end(0):]}"
-            by_class[cls] += copy
+            counts = {f: 0 for f in FORMATS}
+            for fmt, line in zip(fmts, copy):
+                data[fmt].append(line)
+                counts[fmt] += 1
+            rows.writerow([new, "bench", "", "", "", " ".join(FORMATS), " ".join(f for f in FORMATS if counts[f]),
+                           len(copy), *(counts[f] for f in FORMATS), cls])
             totals["pages"] += 1
-        for cls, lines in by_class.items():
-            folder = root / "subsets" / cls
-            folder.mkdir(parents=True, exist_ok=True)
-            data = gzip.compress("".join(lines).encode(), compresslevel=3, mtime=0)
-            (folder / f"input-{i:06d}.nq.gz").write_bytes(data)
-            totals["files"] += 1
-            totals["quads"] += len(lines)
-            totals["bytes"] += len(data)
+            totals["quads"] += len(copy)
+        for fmt, lines in data.items():
+            if lines:
+                blob = gzip.compress("".join(lines).encode(), compresslevel=3, mtime=0)
+                (root / "data" / fmt / f"{iid}.nq.gz").write_bytes(blob)
+                totals["files"] += 1
+                totals["bytes"] += len(blob)
+        blob = gzip.compress(index.getvalue().encode(), compresslevel=3, mtime=0)
+        (root / "pages" / f"{iid}.csv.gz").write_bytes(blob)
+        totals["files"] += 1
+        totals["bytes"] += len(blob)
     return totals
 
 
 def commit(work: Path, shared: Path, n: int) -> Path:
-    """An output folder whose first ``n`` inputs are committed (its subsets/ is the shared one)."""
+    """An output folder whose first ``n`` inputs are committed (its pages/ and data/ are the shared ones)."""
     out = work / f"out-{n}"
     if out.exists():
         shutil.rmtree(out)
     (out / "done").mkdir(parents=True)
-    (out / "subsets").symlink_to(shared / "subsets", target_is_directory=True)
+    for folder in ("pages", "data"):
+        (out / folder).symlink_to(shared / folder, target_is_directory=True)
     for i in range(n):
         (out / "done" / f"input-{i:06d}").write_bytes(b"")
     return out
@@ -247,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             gen = {"options": wanted, **generate(shared, counts[-1], args.pages)}
             gen["seconds"] = round(time.monotonic() - t, 1)
             note.write_text(json.dumps(gen))
-        print(f"{counts[-1]:,} synthetic inputs: {gen['files']:,} subset files, {gen['pages']:,} pages, "
+        print(f"{counts[-1]:,} synthetic inputs: {gen['files']:,} page indexes and data files, {gen['pages']:,} pages, "
               f"{gen['quads']:,} quads, {gen['bytes'] / 1e6:,.1f} MB gzipped; lines from {gen['lines_from']} "
               f"({gen['templates']} pages)")
         rows = [measure(commit(work, shared, n), work / f"merged-{n}", args) for n in counts]
