@@ -5,7 +5,9 @@ line and exit status 2 instead of one failure per input:
   (``manifest.json``) that ``quadfleet enqueue`` keeps under a fleet's prefix, and a local run writes the
   same one, so a local directory and a fleet prefix refuse the same mixes. ``--allow-mixed-config`` lets
   a run add outputs made with other settings all the same (each ``stats/<id>.json`` keeps its config hash);
-- that AWS credentials can be found when an input or the output is on S3.
+- that AWS credentials can be found when an input or the output is on S3, and, for the commands that use
+  SQS or CloudFormation (which, unlike S3, have no default region), a region and credentials both, named
+  together in one line when both are missing.
 """
 from __future__ import annotations
 
@@ -88,6 +90,27 @@ def open_run(store, config: Config, allow_mixed: bool = False,
     if store.put_marker(MANIFEST_KEY, json.dumps(manifest.to_json(), indent=1).encode()):
         return manifest, []
     return open_run(store, config, allow_mixed, mixed_flag)  # another run made it first: compare with that one
+
+
+def require_aws(where: str, queue_url: str | None = None) -> None:
+    """Refuse (AwsError, one line naming ``where``) unless a region (the queue URL's, the environment's or
+    the profile's) and credentials can both be found: what an SQS or CloudFormation command needs first."""
+    import boto3
+    import botocore.exceptions
+
+    from ..worker.aws import NO_CREDENTIALS, NO_REGION, configured_region
+
+    try:
+        found = boto3.session.Session().get_credentials()
+    except botocore.exceptions.BotoCoreError as exc:
+        raise AwsError(f"{where}: cannot load AWS credentials: {exc}") from None
+    region = configured_region(queue_url)
+    if region is None and found is None:
+        raise AwsError(f"{where}: {NO_REGION}; and {NO_CREDENTIALS}")
+    if region is None:
+        raise AwsError(f"{where}: {NO_REGION}")
+    if found is None:
+        raise AwsError(f"{where}: {NO_CREDENTIALS}")
 
 
 def require_aws_credentials(where: str, hint: str = "") -> None:

@@ -92,6 +92,13 @@ def _client(service: str, pid: int, region: str | None, settings: tuple = ()):
     except botocore.exceptions.ProfileNotFound as exc:
         raise AwsError(f"--profile / AWS_PROFILE: {exc} (profiles are read from ~/.aws/config and "
                        "~/.aws/credentials, or AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE)") from None
+    except botocore.exceptions.NoRegionError:
+        raise AwsError(f"{service}: {NO_REGION}") from None
+
+
+NO_REGION = ("no AWS region: give --region, set AWS_REGION, or set region in the profile "
+             "(~/.aws/config, `aws configure`)")
+NO_CREDENTIALS = "no AWS credentials found (set them in the environment, a profile, or an instance role)"
 
 
 def client(service: str, region: str | None = None):
@@ -149,10 +156,22 @@ def region_of_queue(queue_url: str) -> str | None:
     return None
 
 
+def configured_region(queue_url: str | None = None) -> str | None:
+    """The region a client would use: a queue URL's own, else the environment's, else the profile's."""
+    found = region_of_queue(queue_url) if queue_url else None
+    found = found or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    if found:
+        return found
+    try:
+        return boto3.session.Session().region_name
+    except botocore.exceptions.BotoCoreError:  # a profile that does not exist: said when a client is made
+        return None
+
+
 def describe(exc: BaseException, limit: int = 300) -> str:
     """One line (at most ``limit`` characters) for an AWS failure, naming the error code; never credentials."""
     if isinstance(exc, botocore.exceptions.NoCredentialsError):
-        return "no AWS credentials found (set them in the environment, a profile, or an instance role)"
+        return NO_CREDENTIALS
     if isinstance(exc, botocore.exceptions.ClientError):
         err = exc.response.get("Error", {})
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")

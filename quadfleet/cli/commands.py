@@ -176,6 +176,13 @@ def _check_out(out: str) -> str:
     return out
 
 
+def _require_aws(command: str, queue_url: str | None = None) -> None:
+    """Before any work: a region and credentials for a command that calls SQS (or CloudFormation)."""
+    from ..coordinator.preflight import require_aws
+
+    require_aws(command, queue_url)
+
+
 def _require_s3_credentials(locations: list[str], what: str = "") -> None:
     """Once for the whole run: AWS credentials when anything is on S3 (else every input would fail alone)."""
     if not locations:
@@ -226,6 +233,7 @@ def cmd_enqueue(args) -> int:
     if sum(sources) != 1:
         raise UsageError("enqueue: name the inputs one way: INPUT..., --listing FILE, --crawl CC-MAIN-YYYY-WW, "
                          "--index FILE or --cc-index CC-MAIN-YYYY-WW --url PATTERN")
+    _require_aws("enqueue", args.queue_url)
     selection = _selection(args, "enqueue")
     if selection is not None:
         if not selection.items:
@@ -286,6 +294,7 @@ def cmd_work(args) -> int:
         if not (args.asg_instance_id and args.asg_group):
             raise UsageError("work: give --asg-instance-id and --asg-group together")
         membership = Membership(args.asg_instance_id, args.asg_group)
+    _require_aws("work", args.queue_url)
     setup_logging()
     return run_workers(args.queue_url, config, args.processes, args.idle_exit, membership)
 
@@ -308,6 +317,7 @@ def cmd_status(args) -> int:
     from ..coordinator.screen import show
 
     out = _check_s3_out(args.out)
+    _require_aws("status", args.queue_url)
     console = make_console()
     if not args.watch or not console.is_terminal:  # piped, --watch prints the table again at each refresh
         while True:
@@ -331,6 +341,7 @@ def cmd_redrive(args) -> int:
     from ..coordinator.queue.manage import redrive
     from ..coordinator.screen import plural
 
+    _require_aws("redrive", args.queue_url)
     moved = redrive(args.queue_url)
     print(f"moved {plural(moved, 'message')} from the dead-letter queue back to {args.queue_url}", file=sys.stderr)
     return 0
@@ -341,6 +352,7 @@ def cmd_queue_create(args) -> int:
     from ..worker.config import load_config
 
     config = load_config(args.config)
+    _require_aws("queue create")
     url, dlq = create_queue(args.name, config.queue, args.region)
     print(url)
     print(f"dead-letter queue: {dlq} (after {config.queue.max_receive_count} receives)", file=sys.stderr)

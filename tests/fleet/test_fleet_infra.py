@@ -629,3 +629,28 @@ def test_membership_comes_from_the_metadata_service():
 
     if not on_ec2():
         assert asg.discover("auto") is None  # off EC2: decided from local files, no request at all
+
+
+@pytest.mark.parametrize("argv", [
+    ["queue", "create", "qf-local"],
+    ["enqueue", "--queue-url", "http://127.0.0.1:9/000000000000/q", "--out", "s3://b/run", "w.warc.gz"],
+    ["work", "--queue-url", "http://127.0.0.1:9/000000000000/q", "--idle-exit", "1"],
+    ["redrive", "--queue-url", "http://127.0.0.1:9/000000000000/q"],
+    ["status", "--queue-url", "http://127.0.0.1:9/000000000000/q", "--out", "s3://b/run"],
+    ["fleet", "status", "--stack", "qf"],
+])
+@pytest.mark.parametrize("credentials", [True, False])
+def test_no_region_is_one_line_before_any_work_on_every_aws_command(tmp_path, argv, credentials):
+    """Issue 24 defect 1: without a region these ended in botocore's NoRegionError traceback (and hid the
+    missing credentials). Now one line naming what is missing and how to set it, exit 2, nothing sent (the
+    endpoint does not listen)."""
+    env = fleet_env("http://127.0.0.1:9")
+    for key in ("AWS_REGION", "AWS_DEFAULT_REGION", *(() if credentials else ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"))):
+        env.pop(key, None)
+    env.update(AWS_CONFIG_FILE=str(tmp_path / "none"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
+    res = subprocess.run([sys.executable, "-m", "quadfleet.cli", *argv, "--endpoint-url", "http://127.0.0.1:9"],
+                         env=env, capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "Traceback" not in res.stderr and res.stderr.count("\n") == 1, res.stderr
+    assert "no AWS region: give --region, set AWS_REGION" in res.stderr
+    assert ("no AWS credentials found" in res.stderr) == (not credentials), res.stderr
