@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...worker.errors import QuadfleetError
 from .counting import CountingProxy
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
@@ -47,7 +48,7 @@ autoscaling = "off"
 """
 
 
-class MeasureError(Exception):
+class MeasureError(QuadfleetError):
     """The measuring run could not be made (no moto, a command failed, an input did not commit)."""
 
 
@@ -100,10 +101,10 @@ def measure(plan: Plan, copies: tuple[int, ...] = (1, 2)) -> list[Run]:
     try:
         from moto.server import ThreadedMotoServer
     except ImportError:
-        raise MeasureError("measuring needs moto's server: pip install -e '.[test]'") from None
+        raise MeasureError("measure: needs moto's server: pip install -e '.[test]'") from None
     missing = [str(p) for p in plan.archives if not Path(p).is_file()]
     if missing or not plan.archives:
-        raise MeasureError(f"not a file: {', '.join(missing)}" if missing else "no archives to measure")
+        raise MeasureError(f"measure: not a file: {', '.join(missing)}" if missing else "measure: no archives")
     import logging
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
@@ -173,7 +174,7 @@ def _work(env: dict, queue: str, config: Path, plan: Plan, tmp: Path) -> None:
             code = "timeout"
         log.close()
         if code != 0:
-            failed.append(f"`quadfleet work` exited {code}: {path.read_text(errors='replace')[-500:]}")
+            failed.append(f"measure: `quadfleet work` exited {code}: {_tail(path.read_text(errors='replace'))}")
     if failed:
         raise MeasureError(failed[0])
 
@@ -182,7 +183,7 @@ def _check_committed(s3, expected: int) -> None:
     done = sum(1 for _ in _objects(s3, "run/done/"))
     if done != expected:
         failed = sorted(o["Key"].rsplit("/", 1)[-1][:-len(".json")] for o in _objects(s3, "run/errors/"))
-        raise MeasureError(f"{done} of {expected} inputs committed (failed: {', '.join(failed) or 'none recorded'}): "
+        raise MeasureError(f"measure: {done} of {expected} inputs committed (failed: {', '.join(failed) or 'none recorded'}): "
                            "measure archives that extract without error")
 
 
@@ -256,8 +257,13 @@ def _cli(env: dict, args: list[str], timeout: float) -> str:
     res = subprocess.run(CLI + args, env=env, capture_output=True, text=True, timeout=timeout,
                          stdin=subprocess.DEVNULL, check=False)
     if res.returncode != 0:
-        raise MeasureError(f"`quadfleet {args[0]}` exited {res.returncode}: {res.stderr.strip()[-500:]}")
+        raise MeasureError(f"measure: `quadfleet {args[0]}` exited {res.returncode}: {_tail(res.stderr)}")
     return res.stdout
+
+
+def _tail(text: str) -> str:
+    """The last lines of a log, as one line (an error is said in one line)."""
+    return " / ".join(line.strip() for line in text.strip().splitlines()[-3:])[-400:]
 
 
 def document(plan: Plan, runs: list[Run]) -> dict:
@@ -280,31 +286,39 @@ def _commit() -> str:
     return res.stdout.strip() or "unknown"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m quadfleet.coordinator.fleet.measure",
-                                 description=__doc__.split("\n")[0])
-    ap.add_argument("archives", nargs="+", type=Path, metavar="ARCHIVE", help="local WARC/ARC files that extract "
-                                                                             "without error")
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("archives", nargs="+", type=Path, metavar="ARCHIVE",
+                    help="local WARC/ARC files that extract without error")
     ap.add_argument("--write", type=Path, metavar="FILE", help="write the measurement here (else print it)")
     ap.add_argument("--workers", type=int, default=2, help="`quadfleet work` processes (default 2)")
     ap.add_argument("--processes", type=int, default=2, help="worker processes of each (default 2)")
     ap.add_argument("--table", choices=["parquet"], help="enqueue the run with --table parquet")
-    args = ap.parse_args(argv)
+
+
+def run(args) -> int:
+    """Measure, then write or print the measurement file."""
     plan = Plan(args.archives, args.workers, args.processes, ("--table", args.table) if args.table else ())
-    try:
-        if plan.workers < 1 or plan.processes < 1:
-            raise MeasureError("--workers and --processes must be at least 1")
-        doc = document(plan, measure(plan))
-    except (MeasureError, OSError) as exc:
-        print(f"quadfleet: measure: {exc}", file=sys.stderr)
-        return 2
-    text = json.dumps(doc, indent=1) + "\n"
+    if plan.workers < 1 or plan.processes < 1:
+        raise MeasureError("measure: --workers and --processes must be at least 1")
+    text = json.dumps(document(plan, measure(plan)), indent=1) + "\n"
     if args.write:
         args.write.write_text(text)
         print(f"wrote {args.write}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m quadfleet.coordinator.fleet.measure",
+                                 description=__doc__.split("\n")[0])
+    add_arguments(ap)
+    args = ap.parse_args(argv)
+    try:
+        return run(args)
+    except (QuadfleetError, OSError) as exc:
+        print(f"quadfleet: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
