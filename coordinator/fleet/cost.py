@@ -283,7 +283,19 @@ def crawl_cost(measured: Measured, pages_per_s: float, basis: PriceBasis = Price
                              f"heartbeats: {seconds:,.0f} s per archive, one per {measured.visibility_timeout / 3:.0f} s"))
     for s in measured.storage:
         result.stored_bytes[s.kind] = s.per_archive * crawl.archives + s.per_page * crawl.pages + s.once
+    merged = result.stored_bytes.get(MERGED_PARTS, 0.0)
+    if merged:  # a crawl's merged parts are full-size: each is a multipart upload the small runs never made
+        uploads = math.ceil(merged / PART_BYTES) * PART_REQUESTS
+        result.lines.append(Line("subsets", "s3", "multipart upload of parts", Billing.S3_PUT, uploads,
+                                 uploads * basis.request(Billing.S3_PUT),
+                                 f"{merged / GB:,.0f} GB in parts of {PART_BYTES / 1e6:.0f} MB, "
+                                 f"{PART_REQUESTS} requests each"))
     return result
+
+
+MERGED_PARTS = "subsets-merged/ parts"
+PART_BYTES = 100e6  # `quadfleet subsets --chunk-mb` default
+PART_REQUESTS = 1 + math.ceil(PART_BYTES / (64 << 20)) + 1  # create, 64 MiB parts (the upload's), complete
 
 
 def _line_of(rate: Rate, crawl: Crawl, basis: PriceBasis, measured: Measured) -> Line:
@@ -402,7 +414,7 @@ def run(args) -> int:
         raise ConfigError(f"cost: {exc}") from None
     src = measured.source
     where = (f"requests and bytes measured at {src.get('commit')} on {src.get('date')} "
-             f"({len(src.get('archives') or [])} archives)")
+             f"({len(src.get('archives') or [])} archives, then them twice)")
     first_title = f"one crawl at {args.pages_per_s[0]:g} pages/s per core and ${args.price[0]:g} / vCPU-h"
     tables = [(f"{crawl.pages:,.0f} pages, {crawl.archives:,} archives: total per crawl (compute, requests, a "
                "month of storage)", rows), (first_title, parts(first)),

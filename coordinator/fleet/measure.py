@@ -271,10 +271,20 @@ def document(plan: Plan, runs: list[Run]) -> dict:
     return {"what": "S3 and SQS requests and stored bytes of real fleet runs against a moto server "
                     "(python -m quadfleet.coordinator.fleet.measure)",
             "commit": _commit(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
-            "archives": [Path(p).name for p in plan.archives], "enqueue_options": list(plan.options),
+            "archives": [{"name": Path(p).name, "bytes": Path(p).stat().st_size, "sha256": _sha256(Path(p))}
+                         for p in plan.archives],
+            "enqueue_options": list(plan.options),
             "workers": plan.workers, "processes_per_worker": plan.processes,
             "queue": {"visibility_timeout": 900, "wait_time_seconds": 20, "idle_exit": 3},
             "runs": [r.to_json() for r in runs]}
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest() if hasattr(hashlib, "file_digest") else \
+            hashlib.sha256(fh.read()).hexdigest()
 
 
 def _commit() -> str:
