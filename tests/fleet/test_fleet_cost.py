@@ -8,12 +8,14 @@ in the README's "What a crawl costs" (`quadfleet fleet measure ... --write coord
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import CORPUS, corpus_path
+from conftest import CORPUS, corpus_path, load_bench
 from quadfleet.coordinator.fleet import cost
 from quadfleet.coordinator.fleet.measure import Plan, measure
 from quadfleet.coordinator.fleet.requests import Billing
@@ -25,7 +27,14 @@ TIMED = {"ChangeMessageVisibility", "ReceiveMessage (empty)"}
 REMEASURE = "re-run `quadfleet fleet measure` as the README's cost section says, and commit measured.json"
 
 
-def archive_path(name: str):
+def archive_path(name: str, workdir: Path) -> Path:
+    """A measured archive: a corpus file, or the benchmark's crawl-like mix, built the same way."""
+    if name == "crawl-mix.warc.gz":
+        corpus_path("real-pages")
+        load_bench("crawlfloor")
+        crawlmix = load_bench("crawlmix")
+        assert crawlmix.main([str(workdir), "--corpus", str(CORPUS)]) == 0
+        return workdir / name
     for folder in ("warc-commoncrawl", "warc-real-misc"):
         if (CORPUS / folder / name).is_file():
             return CORPUS / folder / name
@@ -38,10 +47,14 @@ def committed() -> dict:
 
 
 @pytest.fixture(scope="module")
-def run(committed):
-    """One run (not the doubled one) on the committed measurement's archives."""
-    plan = Plan([archive_path(name) for name in committed["archives"]], committed["workers"],
-                committed["processes_per_worker"], tuple(committed["enqueue_options"]))
+def run(committed, tmp_path_factory):
+    """One run (not the doubled one) on the committed measurement's archives, the same bytes."""
+    work = tmp_path_factory.mktemp("measure")
+    paths = [archive_path(a["name"], work) for a in committed["archives"]]
+    for path, a in zip(paths, committed["archives"]):
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == a["sha256"], \
+            f"{path} is not the archive measured: {REMEASURE}"
+    plan = Plan(paths, committed["workers"], committed["processes_per_worker"], tuple(committed["enqueue_options"]))
     (result,) = measure(plan, copies=(1,))
     return result
 
