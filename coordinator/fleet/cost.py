@@ -313,7 +313,8 @@ def _line_of(rate: Rate, crawl: Crawl, basis: PriceBasis, measured: Measured) ->
             note = "a listing per 1,000 archives"
         n = rate.per_archive * crawl.archives + once
     if rate.service == "s3" and rate.bucket == "input":
-        return Line(rate.phase, rate.service, rate.operation, rate.billing, n, 0.0, "input bucket: its owner pays")
+        return Line(rate.phase, rate.service, f"{rate.operation} of the input archives", rate.billing, n, 0.0,
+                    "input bucket: its owner pays")
     dollars = n * rate.chunks_per_request * basis.request(rate.billing)
     return Line(rate.phase, rate.service, rate.operation, rate.billing, n, dollars, note)
 
