@@ -54,7 +54,8 @@ class PriceBasis:
 
     def describe(self) -> str:
         return (f"{self.region}: spot ${self.vcpu_hour:g}/vCPU-h; S3 PUT/COPY/POST/LIST ${self.s3_put_per_1000:g} "
-                f"and GET/HEAD ${self.s3_get_per_1000:g} per 1,000, DELETE free, Standard ${self.s3_gb_month:g}/GB-month; "
+                f"and GET/HEAD ${self.s3_get_per_1000:g} per 1,000, DELETE free, "
+                f"Standard ${self.s3_gb_month:g}/GB-month; "
                 f"SQS ${self.sqs_per_million:g} per million requests (64 KB each); transfer in the region free")
 
 
@@ -280,7 +281,8 @@ def crawl_cost(measured: Measured, pages_per_s: float, basis: PriceBasis = Price
     beats = math.floor(seconds / max(measured.visibility_timeout / 3.0, 0.5)) * crawl.archives
     result.lines.append(Line("extract", "sqs", "ChangeMessageVisibility", Billing.SQS, beats,
                              beats * basis.request(Billing.SQS),
-                             f"heartbeats: {seconds:,.0f} s per archive, one per {measured.visibility_timeout / 3:.0f} s"))
+                             f"heartbeats: {seconds:,.0f} s per archive, "
+                             f"one per {measured.visibility_timeout / 3:.0f} s"))
     for s in measured.storage:
         result.stored_bytes[s.kind] = s.per_archive * crawl.archives + s.per_page * crawl.pages + s.once
     merged = result.stored_bytes.get(MERGED_PARTS, 0.0)
@@ -304,7 +306,8 @@ def _line_of(rate: Rate, crawl: Crawl, basis: PriceBasis, measured: Measured) ->
         n = 0.0  # heartbeats are counted from time (crawl_cost), not from the small runs
         note = "counted from time below"
     elif rate.operation == "ReceiveMessage (empty)":
-        n = math.ceil(crawl.idle_exit / measured.wait_time_seconds) * crawl.processes + rate.per_archive * crawl.archives
+        polls = math.ceil(crawl.idle_exit / measured.wait_time_seconds)
+        n = polls * crawl.processes + rate.per_archive * crawl.archives
         note = f"idle tail: {crawl.idle_exit:g} s of {measured.wait_time_seconds} s polls per process"
     else:
         once = rate.once * (crawl.processes if rate.per_process else 1)
@@ -324,7 +327,8 @@ def _line_of(rate: Rate, crawl: Crawl, basis: PriceBasis, measured: Measured) ->
 def table(rates: list[float], prices: list[float], measured: Measured, crawl: Crawl = Crawl(),
           basis: PriceBasis = PriceBasis()) -> list[list[str]]:
     """Rows (header first): pages/s per core, vCPU-hours, machine-hours, wall clock, then the total per price."""
-    head = ["pages/s per core", "vCPU-hours", f"{crawl.vcpus}-vCPU machine-hours", f"hours on {crawl.instances} machines"]
+    head = ["pages/s per core", "vCPU-hours", f"{crawl.vcpus}-vCPU machine-hours",
+            f"hours on {crawl.instances} machines"]
     head += [f"at ${p:g} / vCPU-h" for p in prices]
     rows = [head]
     for rate in rates:
@@ -392,7 +396,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--pages-per-s", type=float, nargs="+", required=True, metavar="N",
                     help="pages/s per core, as bench/bench_crawl.py measures on crawl-like input")
     ap.add_argument("--price", type=float, nargs="+", default=[PriceBasis.vcpu_hour], metavar="USD",
-                    help=f"spot price per vCPU-hour (an instance's spot price / its vCPUs; default {PriceBasis.vcpu_hour})")
+                    help="spot price per vCPU-hour (an instance's spot price / its vCPUs; "
+                         f"default {PriceBasis.vcpu_hour})")
     ap.add_argument("--pages", type=float, default=Crawl.pages, help=f"HTML pages (default {Crawl.pages:.0e}: a crawl)")
     ap.add_argument("--archives", type=int, default=Crawl.archives, help=f"archives (default {Crawl.archives:,})")
     ap.add_argument("--vcpus", type=int, default=8, help="vCPUs per instance (default 8)")
@@ -417,8 +422,9 @@ def run(args) -> int:
     where = (f"requests and bytes measured at {src.get('commit')} on {src.get('date')} "
              f"({len(src.get('archives') or [])} archives, then them twice)")
     first_title = f"one crawl at {args.pages_per_s[0]:g} pages/s per core and ${args.price[0]:g} / vCPU-h"
-    tables = [(f"{crawl.pages:,.0f} pages, {crawl.archives:,} archives: total per crawl (compute, requests, a "
-               "month of storage)", rows), (first_title, parts(first)),
+    totals_title = (f"{crawl.pages:,.0f} pages, {crawl.archives:,} archives: total per crawl (compute, requests, "
+                    "a month of storage)")
+    tables = [(totals_title, rows), (first_title, parts(first)),
               ("requests by phase and operation", operations(first)), ("storage by prefix", storage_rows(first))]
     if args.markdown:
         for title, t in tables:

@@ -81,7 +81,7 @@ class CountingProxy:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> "CountingProxy":
+    def __enter__(self) -> CountingProxy:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -113,7 +113,8 @@ class CountingProxy:
         head += [f"{k}: {v}" for k, v in out_headers.items() if k.lower() != "content-length"]
         head.append(f"Content-Length: {length}")
         try:
-            h.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (payload if h.command != "HEAD" else b""))
+            body = payload if h.command != "HEAD" else b""
+            h.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
             h.wfile.flush()
         except OSError:
             h.close_connection = True

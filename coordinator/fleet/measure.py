@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -35,10 +36,11 @@ INPUT_BUCKET, OUTPUT_BUCKET, RUN = "crawl", "out", "s3://out/run"
 DEFAULT_FILE = Path(__file__).with_name("measured.json")
 # The production queue settings (config/quadfleet.toml) but for the dead-letter budget and retry delay, which
 # a run where every input commits never uses; workers leave after 3 idle seconds (their polls shorten to fit).
-CONFIG = """\
+VISIBILITY, WAIT, IDLE_EXIT = 900, 20, 3
+CONFIG = f"""\
 [queue]
-visibility_timeout = 900
-wait_time_seconds = 20
+visibility_timeout = {VISIBILITY}
+wait_time_seconds = {WAIT}
 max_receive_count = 3
 retry_delay = 0
 
@@ -162,15 +164,18 @@ def _work(env: dict, queue: str, config: Path, plan: Plan, tmp: Path) -> None:
     for i in range(plan.workers):
         log = open(tmp / f"work-{i}.log", "wb")  # noqa: SIM115 - closed below
         procs.append((subprocess.Popen(CLI + ["work", "--queue-url", queue, "--processes", str(plan.processes),
-                                              "--config", str(config), "--idle-exit", "3", "--spot-endpoint", "off"],
-                                       env=env, stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL),
+                                              "--config", str(config), "--idle-exit", str(IDLE_EXIT),
+                                              "--spot-endpoint", "off"],
+                                       env=env, stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL,
+                                       start_new_session=True),
                       log, tmp / f"work-{i}.log"))
     failed = []
     for proc, log, path in procs:
         try:
             code = proc.wait(timeout=plan.timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # the supervisor and its worker processes, all ours
+            proc.wait()
             code = "timeout"
         log.close()
         if code != 0:
@@ -183,7 +188,8 @@ def _check_committed(s3, expected: int) -> None:
     done = sum(1 for _ in _objects(s3, "run/done/"))
     if done != expected:
         failed = sorted(o["Key"].rsplit("/", 1)[-1][:-len(".json")] for o in _objects(s3, "run/errors/"))
-        raise MeasureError(f"measure: {done} of {expected} inputs committed (failed: {', '.join(failed) or 'none recorded'}): "
+        names = ", ".join(failed) or "none recorded"
+        raise MeasureError(f"measure: {done} of {expected} inputs committed (failed: {names}): "
                            "measure archives that extract without error")
 
 
@@ -275,7 +281,7 @@ def document(plan: Plan, runs: list[Run]) -> dict:
                          for p in plan.archives],
             "enqueue_options": list(plan.options),
             "workers": plan.workers, "processes_per_worker": plan.processes,
-            "queue": {"visibility_timeout": 900, "wait_time_seconds": 20, "idle_exit": 3},
+            "queue": {"visibility_timeout": VISIBILITY, "wait_time_seconds": WAIT, "idle_exit": IDLE_EXIT},
             "runs": [r.to_json() for r in runs]}
 
 
