@@ -372,9 +372,10 @@ def operations(cost: CrawlCost) -> list[list[str]]:
 
 
 def storage_rows(cost: CrawlCost) -> list[list[str]]:
-    rows = [["prefix", "GB per crawl", "$ per month"]]
+    rows = [["prefix", "per crawl", "$ per month"]]
     for kind, b in sorted(cost.stored_bytes.items(), key=lambda kv: -kv[1]):
-        rows.append([kind, f"{b / GB:,.1f}", f"${b / GB * cost.basis.s3_gb_month:,.2f}"])
+        size = f"{b / GB:,.1f} GB" if b >= GB / 10 else f"{b / 1e6:,.1f} MB"
+        rows.append([kind, size, f"${b / GB * cost.basis.s3_gb_month:,.2f}"])
     return rows
 
 
@@ -439,7 +440,7 @@ def run(args) -> int:
     for title, t in tables:
         rt = Table(title=title, title_justify="left")
         for i, col in enumerate(t[0]):
-            rt.add_column(col, justify="left" if i == 0 or col == "note" else "right")
+            rt.add_column(col, justify="left" if i == 0 or col in ("operation", "note") else "right")
         for row in t[1:]:
             rt.add_row(*row)
         show(con, rt)
