@@ -107,6 +107,10 @@ def measure(plan: Plan, copies: tuple[int, ...] = (1, 2)) -> list[Run]:
     missing = [str(p) for p in plan.archives if not Path(p).is_file()]
     if missing or not plan.archives:
         raise MeasureError(f"measure: not a file: {', '.join(missing)}" if missing else "measure: no archives")
+    names = [Path(p).name for p in plan.archives]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:  # inputs are put under their names: one would overwrite the other
+        raise MeasureError(f"measure: more than one archive named {', '.join(twice)}")
     import logging
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -171,3 +171,10 @@ def test_bad_measurement_files_and_archives_are_one_line(tmp_path):
     res = subprocess.run([sys.executable, "-m", "quadfleet.cli", "fleet", "measure", str(tmp_path / "none.warc.gz")],
                          capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode == 2 and res.stderr.strip() == f"quadfleet: measure: not a file: {tmp_path / 'none.warc.gz'}"
+    twice = [str(p) for p in (tmp_path / "a.warc.gz", tmp_path / "b" / "a.warc.gz")]
+    for p in twice:
+        Path(p).parent.mkdir(exist_ok=True)
+        Path(p).write_bytes(b"")
+    res = subprocess.run([sys.executable, "-m", "quadfleet.cli", "fleet", "measure", *twice],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode == 2 and res.stderr.strip() == "quadfleet: measure: more than one archive named a.warc.gz"
