@@ -335,11 +335,28 @@ def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, who
             "body_evidence_share": ratio(pf["body_evidence"], arc.html_pages),
             "dom_within_body_evidence": q["pages_dom_parsed"] <= pf["body_evidence"],
             "quadfleet_peak_rss_mib": mib(wq),
+            "crawl_cost": crawl_dollars(wq["pages_per_s"]) if wq else None,
             "lxml_script_peak_rss_mib": mib(wl),
             "baseline_peak_rss_mib": mib(wb),
         },
         "nquads_lines": q["triples"],
     }
+
+
+def crawl_dollars(pages_per_s: float) -> dict[str, Any] | None:
+    """$ per 3-billion-page crawl at the whole process's pages/s, through the fleet's cost model: compute at
+    the default spot price, plus the requests and a month of storage of its shipped measurement (`quadfleet
+    fleet measure`); None if that measurement cannot be read."""
+    from quadfleet.coordinator.fleet import cost
+
+    try:
+        measured = cost.load()
+    except cost.MeasurementError:
+        return None
+    c = cost.crawl_cost(measured, pages_per_s)
+    return {"pages_per_s": pages_per_s, "pages": c.crawl.pages, "archives": c.crawl.archives,
+            "vcpu_hour": c.basis.vcpu_hour, "compute": c.compute, "requests": c.requests, "storage": c.storage,
+            "total": c.total, "measured_at": measured.source.get("commit")}
 
 
 def main(argv: list[str] | None = None) -> int:

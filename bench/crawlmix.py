@@ -420,3 +420,29 @@ def build_repeated(arc: Built, workdir: Path, repeats: int, log: Callable[[str],
     size = path.stat().st_size
     marker.write_text(json.dumps({**want, "bytes": size}) + "\n")
     return Repeated(path, repeats, pages, size, False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python bench/crawlmix.py DIR``: write crawl-mix.warc.gz into DIR, alone (the fleet's cost measurement
+    takes it as its crawl-like archive: README, "What a crawl costs")."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(description="write crawl-mix.warc.gz (480 crawl-like HTML pages) into DIR")
+    ap.add_argument("workdir", type=Path, metavar="DIR")
+    ap.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    args = ap.parse_args(argv)
+    if not (args.corpus / "real-pages").is_dir() or not (args.corpus / "warc-commoncrawl").is_dir():
+        print(f"crawlmix: corpus not found at {args.corpus} (use --corpus DIR)", file=sys.stderr)
+        return 2
+    from quadfleet.worker.config import load_config
+
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    (built,) = build_archives(args.corpus, args.workdir, ["crawl-mix"], False, load_config(),
+                              lambda s: print(s, file=sys.stderr))
+    print(built.path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

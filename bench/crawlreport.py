@@ -124,6 +124,11 @@ def _print_results(w, arc: dict, res: dict) -> None:
         w(f"  as subprocesses: wall time, peak RSS via wait4 of a forked child, best of {wq['rounds']}:")
         w(f"    quadfleet extract --processes 1  {wq['seconds']:>8.3f} s {wq['pages_per_s']:>9,.1f} pages/s "
           f"{_mib(wq['peak_rss_kib']):>8.1f} MiB")
+        c = res["summary"].get("crawl_cost")
+        if c:
+            w(f"      = ${c['total']:,.2f} per {c['pages'] / 1e9:g}-billion-page crawl: compute ${c['compute']:,.2f} "
+              f"(at ${c['vcpu_hour']:g} / vCPU-h) + requests ${c['requests']:,.2f} + a month of storage "
+              f"${c['storage']:,.2f} (requests and bytes measured at {c['measured_at']}: quadfleet fleet cost)")
         wn = ms.get("whole-quadfleet-no-subsets")
         if wn:
             w(f"    the same, class subsets off      {wn['seconds']:>8.3f} s {wn['pages_per_s']:>9,.1f} pages/s "

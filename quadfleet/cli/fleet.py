@@ -2,7 +2,7 @@
 :mod:`quadfleet.coordinator.fleet`."""
 from __future__ import annotations
 
-from ..coordinator.fleet import commands, cost
+from ..coordinator.fleet import commands, cost, measure
 from .parsing import add_aws_arguments, add_command
 
 
@@ -12,7 +12,8 @@ def add_parser(sub) -> None:
     fp = add_command(sub, "fleet", "bring a spot fleet (infra/fleet.yaml) up, scale it, watch it, take it down",
                      """A spot fleet as one CloudFormation stack (infra/fleet.yaml): `up` creates or updates it,
         `scale` sets its size, `status` shows its instances, queue and progress, `down` deletes it (the queue
-        and the results stay); `cost` estimates what a crawl costs.""", [
+        and the results stay); `cost` estimates what a crawl costs, from the request counts and bytes `measure`
+        counts in a real run against a moto server.""", [
         'quadfleet fleet up --stack cc --queue-url "$Q" --out s3://my-results/cc-2024-22 --size 100',
         "quadfleet fleet status --stack cc",
         "quadfleet fleet down --stack cc"])
@@ -75,11 +76,22 @@ def add_parser(sub) -> None:
                    help="also delete the work and dead-letter queues this fleet made (never the results)")
     p.set_defaults(func=commands.down)
 
-    p = add_command(fsub, "cost", "what a crawl costs, from pages/s per core and spot price per vCPU-hour",
-                    """What a crawl costs on a spot fleet: vCPU-hours from pages/s per core, times the spot
-        price per vCPU-hour, plus S3 and SQS requests; one row per rate, one column per price. Asks AWS
-        nothing.""", [
+    p = add_command(fsub, "cost", "what a crawl costs: compute, S3 and SQS requests, a month of storage",
+                    """What a crawl costs on a spot fleet: vCPU-hours from pages/s per core times the spot
+        price per vCPU-hour, every S3 and SQS request of extraction, `stats` and `subsets` (counted in a real
+        run: `fleet measure`), and a month of S3 storage of the outputs; one row per rate, one column per
+        price, then the parts of the first. Asks AWS nothing.""", [
         "quadfleet fleet cost --pages-per-s 300 --price 0.0125",
         "quadfleet fleet cost --pages-per-s 100 300 500 --price 0.01 0.02 --markdown"])
     cost.add_arguments(p)
     p.set_defaults(func=cost.run)
+
+    p = add_command(fsub, "measure", "count the S3 and SQS requests and stored bytes of a real run (moto)",
+                    """Run the fleet for real against a local moto server, through a counting proxy: `queue
+        create`, `enqueue`, several `work` processes, `stats` and `subsets`, on the archives given and again on
+        them twice over; write every request by phase and operation and the bytes stored by prefix and per
+        input, the measurement `fleet cost` reads. Needs moto (pip install -e '.[test]'); asks AWS nothing.""", [
+        "quadfleet fleet measure crawl/*.warc.gz --write coordinator/fleet/measured.json",
+        "quadfleet fleet measure a.warc.gz b.warc.gz --workers 2 --processes 2 --table parquet"])
+    measure.add_arguments(p)
+    p.set_defaults(func=measure.run)

@@ -61,6 +61,12 @@ def test_bench_crawl_smoke(tmp_path, capsys):
         assert 0 < s["dom_pages"] <= s["body_evidence_pages"] <= arc["html_pages"]  # the bar
         assert s["whole_process_pages"] == arc["whole_archive"]["html_pages"]
         assert s["quadfleet_peak_rss_mib"] > 0
+        # dollars per crawl beside pages/s, through the fleet's cost model at the whole process's rate
+        c = s["crawl_cost"]
+        assert c["pages_per_s"] == ms["whole-quadfleet"]["pages_per_s"] and c["pages"] == 3e9
+        assert c["total"] == pytest.approx(c["compute"] + c["requests"] + c["storage"])
+        assert c["compute"] == pytest.approx(3e9 / c["pages_per_s"] / 3600 * c["vcpu_hour"])
+        assert f"= ${c['total']:,.2f} per 3-billion-page crawl" in out
     assert "quadfleet ≈" in out and "crawl-mix.warc.gz (48 HTML pages)" in out
     assert "whole process on crawl-mix-x2.warc.gz (96 HTML pages" in out
     assert "the same, class subsets off" in out  # the whole process as the baseline commit ran it

@@ -29,7 +29,7 @@ import boto3
 import pytest
 from fleet_helpers import FakeImds, Fleet, build_slow_archive, fleet_env, input_id_of, wait_until
 from quadfleet.coordinator.fleet import commands as fleet_mod
-from quadfleet.coordinator.fleet.cost import estimate
+from quadfleet.coordinator.fleet.cost import PriceBasis, crawl_cost, load
 
 from quadfleet import __version__
 
@@ -546,12 +546,14 @@ def test_a_stack_in_a_failed_state_is_explained(monkeypatch, capsys, status, say
 
 
 def test_cost_model():
-    e = estimate(300, 0.0125)
-    assert round(e.vcpu_hours) == 2778 and round(e.compute, 2) == 34.72
-    assert 5 < e.requests < 10 and round(e.machine_hours) == 347
+    """Compute from pages/s and the price; the total adds the measured requests and storage
+    (tests/fleet/test_fleet_cost.py holds those to a real run)."""
+    c = crawl_cost(load(), 300, PriceBasis(vcpu_hour=0.0125))
+    assert round(c.vcpu_hours) == 2778 and round(c.compute, 2) == 34.72 and round(c.machine_hours) == 347
+    assert c.total > c.compute
     res = subprocess.run([sys.executable, "-m", "quadfleet.coordinator.fleet.cost", "--pages-per-s", "300",
                           "--price", "0.0125", "--markdown"], capture_output=True, text=True, timeout=60, check=False)
-    assert res.returncode == 0 and "| 300 | 2,778 | 347 | 3.5 | $42 |" in res.stdout, res.stdout
+    assert res.returncode == 0 and f"| 300 | 2,778 | 347 | 3.5 | ${c.total:,.0f} |" in res.stdout, res.stdout
 
 
 # -- the worker in the group --------------------------------------------------------------------------------
