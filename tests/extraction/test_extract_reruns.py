@@ -370,3 +370,18 @@ def test_item13_loose_scratch_files_of_earlier_versions_go_once_old(tmp_path):
         assert run.path.is_dir() and run.lock_path.exists()
         assert not old.exists() and fresh.exists()
     assert sorted(p.name for p in base.iterdir()) == [fresh.name]
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_outputs_get_the_mode_the_umask_gives(tmp_path, archive, umask, mode):
+    """Issue 24 defect 2: everything extract wrote under data/, pages/, stats/, done/, tables/ and the manifest
+    was 0600 whatever the umask (mkstemp's mode survived the rename); now what cp or open() would give."""
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "quadfleet.cli", "extract", str(copy_of(archive, tmp_path / "a.warc.gz")),
+                          "--out", str(out), "--table", "parquet", "--processes", "1", "--quiet"],
+                         preexec_fn=lambda: os.umask(umask), capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    files = [p for p in out.rglob("*") if p.is_file() and ".tmp" not in p.relative_to(out).parts]
+    folders = {p.relative_to(out).parts[0] for p in files}
+    assert {"data", "pages", "stats", "done", "tables", "manifest.json"} <= folders, folders
+    assert {str(p.relative_to(out)): oct(p.stat().st_mode & 0o777) for p in files if p.stat().st_mode & 0o777 != mode} == {}

@@ -112,7 +112,6 @@ def over_limit(run, limit: int) -> dict:
             if sum(i["objects"].values()) > i["objects"].get("data/", 0) + limit}
 
 
-@pytest.mark.xfail(strict=False, reason="per-class subset objects: removed on main")
 def test_each_committed_archive_writes_at_most_its_formats_and_three_objects(run):
     over = over_limit(run, 3)  # data files, then pages/<id>.csv.gz, stats/<id>.json, done/<id>
     assert not over, f"archives writing more than (formats with output) + 3 objects: {over}"
@@ -124,7 +123,6 @@ def test_a_parquet_run_puts_one_table_per_archive(parquet_run):
     assert extract[("s3", "PutObject", "output")] == sum(sum(i["objects"].values()) for i in parquet_run.inputs)
 
 
-@pytest.mark.xfail(strict=False, reason="per-class subset objects: removed on main")
 def test_with_a_parquet_table_each_archive_writes_one_more(parquet_run):
     over = over_limit(parquet_run, 4)
     assert not over, f"archives writing more than (formats with output) + 4 objects: {over}"

@@ -20,6 +20,19 @@ from .compression import NQuadsFile, nq_suffix, remove_scratch
 SCRATCH_DIR = ".tmp"  # under a local output directory: files not yet renamed into place
 
 
+def _file_mode() -> int:
+    """What ``open()`` gives a new file under this process's umask (read once, at import: setting the umask
+    to read it is not safe while other threads create files)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+# Scratch files come from mkstemp, which makes them 0600 whatever the umask; what is put in place gets the
+# mode any ordinary writer (cp, open) would give it, so others can read a run's outputs when the umask says so.
+FILE_MODE = _file_mode()
+
+
 def data_key(fmt: str, input_id: str, compression: str = "gzip") -> str:
     return f"data/{fmt}/{input_id}{nq_suffix(compression)}"
 
@@ -70,6 +83,7 @@ class LocalStore:
         """Move a finished scratch file into place (same filesystem: atomic)."""
         dest = self.root / key
         dest.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(path, FILE_MODE)
         os.replace(path, dest)
 
     def put_bytes(self, key: str, data: bytes) -> None:
@@ -85,6 +99,7 @@ class LocalStore:
         fd, tmp = tempfile.mkstemp(dir=self.scratch, prefix="marker-")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, FILE_MODE)
         try:
             os.link(tmp, dest)
             return True
