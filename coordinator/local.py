@@ -31,6 +31,7 @@ from ..worker.config import Config, config_from_json
 from ..worker.errors import QuadfleetError
 from ..worker.html import native
 from ..worker.output.layout import SCRATCH_DIR, LocalStore, stats_key
+from ..worker.output.manifest import MANIFEST_KEY
 from ..worker.output.scratch import RunScratch, hold
 from ..worker.output.stats import FileStats
 from ..worker.pipeline.process import process_input, record_failure
@@ -143,8 +144,30 @@ def _run(specs: list[InputSpec], out: str, config: Config, processes: int, conso
     for s in specs:
         (result.skipped if s.id in committed else todo).append(s)
     # Refused here at the latest (the command checks before reading its inputs); the manifest is made
-    # only by a run with something to do.
+    # only by a run with something to do, and taken back if it commits nothing (below).
+    held, _ = check_run(store, config, allow_mixed_config)
     _, result.mixed = (open_run if todo else check_run)(store, config, allow_mixed_config)
+    try:
+        return _extract(store, specs, todo, result, out, config, processes, console, show_progress, scratch,
+                        scratch_lock)
+    finally:
+        if todo and held is None and not result.committed:
+            _forget_settings(store)
+
+
+def _forget_settings(store) -> None:
+    """A run that made the manifest and committed nothing (every input failed, or it was stopped first)
+    removes it again, unless another run committed meanwhile: the settings are those of the first run that
+    extracts something, and an output without outputs must not refuse the next run's."""
+    try:
+        if not store.list("done/"):
+            store.delete(MANIFEST_KEY)
+    except (OSError, QuadfleetError):
+        pass  # the manifest stays: the next run with other settings is told to use --out or the same settings
+
+
+def _extract(store, specs, todo, result, out, config, processes, console, show_progress, scratch,
+             scratch_lock) -> RunResult:
     if result.mixed:
         console.print(f"{out} holds outputs made with other settings ({'; '.join(result.mixed)}): "
                       f"adding this run's all the same ({MIXED_FLAG})", markup=False, highlight=False,

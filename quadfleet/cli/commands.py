@@ -148,6 +148,7 @@ def cmd_extract(args) -> int:
         print(f"failed {name}: {reason}", file=sys.stderr)
     result = run_local(specs, out, config, args.processes, console=console(stderr=True),
                        show_progress=not args.quiet, allow_mixed_config=allow_mixed)
+    _record_problems(out, [(name, reason) for name, reason in problems if name != "index"])
     screen = console()
     if result.committed or result.skipped:
         total = result.stats + result.stats_before
@@ -156,10 +157,30 @@ def cmd_extract(args) -> int:
         if errors is not None:
             show(screen, errors)
     failed = len(problems) + len(result.failed)
-    where = f" (named above; why each failed: {out}/errors/)" if result.failed else " (named above)" if failed else ""
+    recorded = result.failed or any(name != "index" for name, _ in problems)
+    where = f" (named above; why each failed: {out}/errors/)" if recorded else " (named above)" if failed else ""
     print(f"{len(result.committed)} committed, {len(result.skipped)} already committed, {failed} failed{where}; "
           f"outputs in {out}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _record_problems(out: str, problems: list[tuple[str, str]]) -> None:
+    """errors/<id>.json for each input that could not even be opened (missing, a directory, a glob matching
+    nothing), as for every other failed input: the output says why, and a later run that commits it removes
+    the record."""
+    from ..coordinator.local import output_store
+    from ..worker.archive.inputs import spec
+    from ..worker.pipeline.process import record_failure
+
+    if not problems:
+        return
+    store = output_store(out)
+    try:
+        store.prepare()
+        for name, reason in problems:
+            record_failure(spec(name), store, reason)
+    except (OSError, QuadfleetError) as exc:  # the reasons were said on the terminal already
+        print(f"quadfleet: {out}: cannot record why inputs failed: {exc}", file=sys.stderr)
 
 
 def _check_out(out: str) -> str:

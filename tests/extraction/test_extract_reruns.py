@@ -385,3 +385,41 @@ def test_outputs_get_the_mode_the_umask_gives(tmp_path, archive, umask, mode):
     folders = {p.relative_to(out).parts[0] for p in files}
     assert {"data", "pages", "stats", "done", "tables", "manifest.json"} <= folders, folders
     assert {str(p.relative_to(out)): oct(p.stat().st_mode & 0o777) for p in files if p.stat().st_mode & 0o777 != mode} == {}
+
+
+def test_a_first_run_that_extracts_nothing_does_not_lock_the_settings(tmp_path, archive, capsys):
+    """Issue 24 defect 3: `extract notes.txt --out m2` failed but wrote m2/manifest.json, and the next run
+    with other settings was refused although m2 held no outputs. The first run that commits something
+    records the settings; one that commits nothing takes its manifest back."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not an archive\n")
+    out = tmp_path / "m2"
+    assert main(["extract", str(notes), "--out", str(out), "--processes", "1", "--quiet"]) == 1
+    assert not (out / "manifest.json").exists()
+    assert list((out / "errors").iterdir()), "the failure is recorded"
+    capsys.readouterr()
+    assert main(["extract", str(copy_of(archive, tmp_path / "a.warc.gz")), "--out", str(out), "--processes", "1",
+                 "--quiet", "--formats", "html-microdata"]) == 0, capsys.readouterr().err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["formats"] == ["html-microdata"]
+    # now the settings are recorded: other ones are refused, naming what differs
+    assert main(["extract", str(copy_of(archive, tmp_path / "b.warc.gz")), "--out", str(out), "--quiet"]) == 2
+    assert "holds outputs made with other settings" in capsys.readouterr().err
+
+
+def test_a_missing_input_is_recorded_in_errors_like_any_failed_input(tmp_path, archive, capsys):
+    """Issue 24 defect 4: `extract nope.warc.gz --out o` said `failed nope.warc.gz: no such file` and wrote no
+    errors/<id>.json, which the README promises for every failed input."""
+    out = tmp_path / "o"
+    missing = tmp_path / "nope.warc.gz"
+    assert main(["extract", str(missing), str(tmp_path / "none-*.warc.gz"),
+                 str(copy_of(archive, tmp_path / "a.warc.gz")), "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"failed {missing}: no such file" in err and f"why each failed: {out}/errors/" in err
+    doc = json.loads((out / "errors" / f"{spec(str(missing)).id}.json").read_text())
+    assert doc["reason"] == "no such file" and doc["input"] == spec(str(missing)).uri
+    assert len(list((out / "errors").iterdir())) == 2  # the glob that matched nothing too
+    # once the file is there, its run commits it and removes the record
+    copy_of(archive, missing)
+    assert main(["extract", str(missing), "--out", str(out), "--quiet"]) == 0
+    assert not (out / "errors" / f"{spec(str(missing)).id}.json").exists()
