@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 
 from ..screen import noun, plural
 from .charts import est, num, size
@@ -141,8 +142,20 @@ def _pld_tables(tops: dict, level: int = 3) -> list:
               for r in tops["by_pages"]], {1, 2})]
 
 
-def _md_cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+# Markdown's inline markup, and the table cell separator: escaped with a backslash in text from pages.
+_MD_MARKUP = re.compile(r"([\\`*_\[\]|~])")
+
+
+def _md_text(text) -> str:
+    """Text as Markdown shows it literally. Class and property names, hosts and failure reasons come from
+    crawled pages and archives: ``<script>`` or ``<img onerror=...>`` in an itemtype must not become HTML in a
+    viewer that renders it, nor ``|`` end a table cell, nor ``*``/``_``/`` ` `` format the rest of a row."""
+    escaped = html.escape(" ".join(str(text).splitlines()), quote=False)
+    return _MD_MARKUP.sub(r"\\\1", escaped)
+
+
+def _md_cell(text) -> str:
+    return _md_text(text)
 
 
 def render_markdown(doc: list) -> str:
@@ -150,11 +163,11 @@ def render_markdown(doc: list) -> str:
     for block in doc:
         kind = block[0]
         if kind == "h":
-            out.write(f"{'#' * block[1]} {block[2]}\n\n")
+            out.write(f"{'#' * block[1]} {_md_text(block[2])}\n\n")
         elif kind == "p":
-            out.write(f"{block[1]}\n\n")
+            out.write(f"{_md_text(block[1])}\n\n")
         elif kind == "img":
-            out.write(f"![{block[2]}]({block[1]})\n\n")
+            out.write(f"![{_md_text(block[2])}]({block[1]})\n\n")
         elif kind == "table":
             _, header, rows, numeric = block
             out.write("| " + " | ".join(_md_cell(h) for h in header) + " |\n")

@@ -302,3 +302,45 @@ def test_statistics_written_before_plds_were_counted_are_flagged():
     part = Partial()
     part.add_doc({"inputs": 1, "html_pages": 2, "hosts": {"www.a.com": 2}})
     assert part.numbers["inputs_without_pld_stats"] == 1 and part.count("plds")[0] == 0
+
+
+HOSTILE_PAGES = {
+    "https://evil.example/a": '<div itemscope itemtype="https://schema.org/<img src=x onerror=alert(1)>">'
+                              '<span itemprop="na|me*x*">v</span></div>',
+    "https://evil.example/b": '<div itemscope itemtype="https://schema.org/<script>alert(1)</script>">'
+                              '<span itemprop="_u_[l](http://x)`c`">v</span></div>',
+    "https://evil.example/c": '<div itemscope itemtype="http://example.org/a|b`c`">'
+                              '<span itemprop="http://example.org/<b>p</b>">v</span></div>',
+}
+
+
+def test_report_shows_names_from_pages_as_text_in_every_format(tmp_path):
+    """Issue 24 defect 5: class and property names come from crawled pages; index.html escaped them but
+    index.md wrote `<img src=x onerror=...>` or `<script>` raw into its tables (many viewers render it) and a
+    `|` broke the row. Now both show them as text."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    archive = tmp_path / "hostile.warc.gz"
+    with open(archive, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for url, body in HOSTILE_PAGES.items():
+            writer.write_record(writer.create_warc_record(
+                url, "response", payload=io.BytesIO(f"<html><body>{body}</body></html>".encode()),
+                http_headers=StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")))
+    out = tmp_path / "out"
+    assert main(["extract", str(archive), "--out", str(out), "--quiet", "--processes", "1"]) == 0
+    assert main(["stats", str(out), "--quiet", "--processes", "1"]) == 0
+    summary = (out / "report" / "summary.json").read_text()
+    md = (out / "report" / "index.md").read_text()
+    page = (out / "report" / "index.html").read_text()
+    assert "<img" in summary and "<script>" in summary, "the hostile names are in the statistics, as the pages gave them"
+    for text in (md, page):
+        assert "<img src=x" not in text and "<script>" not in text and "<b>p</b>" not in text
+    assert "schema.org/&lt;img" in md and "&lt;script&gt;alert(1)&lt;/script&gt;" in md
+    assert r"na\|me\*x\*" in md and r"a\|b\`c\`" in md
+    for block in md.split("\n\n"):  # every table row has as many cells as its header
+        rows = [line for line in block.splitlines() if line.startswith("|")]
+        if rows:
+            cells = [len(re.split(r"(?<!\\)\|", row)) for row in rows]
+            assert len(set(cells)) == 1, block
