@@ -20,8 +20,23 @@ def _aws_options(args):
     return aws_settings(**given)
 
 
+def _stacks_on_sigusr1() -> None:
+    """``kill -USR1 PID`` prints every thread's stack to stderr and the command goes on: how an operator (or
+    a test whose run does not end) sees where a process waits, without stopping it."""
+    import faulthandler
+    import signal
+
+    if hasattr(signal, "SIGUSR1") and sys.stderr is not None:
+        try:
+            faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
+        except (ValueError, RuntimeError, OSError):  # not the main thread, or stderr without a file descriptor
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if argv is None:  # the command itself (tests calling main(argv) keep their own signal handling)
+        _stacks_on_sigusr1()
     try:
         with _aws_options(args):
             return args.func(args)

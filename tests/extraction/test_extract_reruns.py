@@ -267,6 +267,19 @@ def start_extract(inputs: list[Path], out: Path, processes: int = 1) -> subproce
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
+def wait_or_show_stacks(proc: subprocess.Popen, seconds: float) -> int:
+    """``proc.wait(seconds)``; if it does not end, fail with where its threads wait (the command prints
+    every thread's stack on SIGUSR1), not just a timeout."""
+    try:
+        return proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        proc.kill()
+        proc.wait(30)
+        pytest.fail(f"the command did not end {seconds:g} s after the signal; its stacks:\n{proc.stderr.read()}")
+
+
 def wait_for_scratch(out: Path, proc: subprocess.Popen, n: int = 1) -> list[Path]:
     deadline = time.monotonic() + 60
     while len(found := scratch_files(out, "*.pages.*")) < n:  # the page index: made as an input starts
@@ -321,7 +334,7 @@ def test_item13_an_interrupted_run_removes_its_scratch_files(tmp_path, archive, 
     try:
         wait_for_scratch(out, proc, n=processes)
         proc.send_signal(sig)
-        rc = proc.wait(60)
+        rc = wait_or_show_stacks(proc, 120)
     finally:
         for s in slow:
             s.finish()
@@ -423,3 +436,22 @@ def test_a_missing_input_is_recorded_in_errors_like_any_failed_input(tmp_path, a
     copy_of(archive, missing)
     assert main(["extract", str(missing), "--out", str(out), "--quiet"]) == 0
     assert not (out / "errors" / f"{spec(str(missing)).id}.json").exists()
+
+
+def test_sigusr1_prints_where_the_command_waits_and_it_goes_on(tmp_path, archive):
+    """What the interrupted-run test relies on when a run does not end: SIGUSR1 prints every thread's stack
+    and the run goes on to commit its input."""
+    out = tmp_path / "out"
+    slow = SlowInput(tmp_path / "slow.warc.gz", archive, len(archive) // 2)
+    proc = start_extract([slow.path], out)
+    try:
+        wait_for_scratch(out, proc)
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(1)
+        assert proc.poll() is None
+    finally:
+        slow.finish()
+    assert proc.wait(60) == 0
+    err = proc.stderr.read()
+    assert "Current thread" in err or "Thread 0x" in err, err
+    assert (out / "done" / spec(str(slow.path)).id).exists()
