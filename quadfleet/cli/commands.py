@@ -65,6 +65,15 @@ def cmd_page(args) -> int:
 def cmd_sample(args) -> int:
     from ..coordinator.sample import build_sample
 
+    if args.fleet:
+        from pathlib import Path
+
+        from ..coordinator.fleet.laptop import run_local_fleet
+        from ..coordinator.screen import console
+
+        config = _load_config(args)
+        out = _check_out(args.out)
+        return run_local_fleet(Path(out), config, args.config, console(stderr=True), quiet=args.quiet)
     archive = build_sample(os.path.join(args.out, "input", "quadfleet-sample.warc.gz"))
     print(f"built the sample archive {archive}", file=sys.stderr)
     args.inputs, args.listing, args.prefix, args.formats = [str(archive)], None, "", None

@@ -279,11 +279,15 @@ def build_parser() -> argparse.ArgumentParser:
         the bundled sample archive (a gzip-per-record WARC of the pages in quadfleet/sample/) under
         OUT/input/, extract it into OUT and print the summary table.""", [
         "quadfleet sample",
-        "quadfleet sample --out /tmp/sample-out --processes 2 --quiet"])
+        "quadfleet sample --out /tmp/sample-out --processes 2 --quiet",
+        "quadfleet sample --fleet --out /tmp/fleet-sample      # pip install -e '.[local]' first"])
     sm.add_argument("--out", default="sample-out", metavar="DIR", help="output directory (default sample-out)")
     sm.add_argument("--processes", type=int, default=1,
                     help="worker processes (default 1: the sample is one archive)")
     sm.add_argument("--config", metavar="FILE", help="a TOML file overriding config/quadfleet.toml")
     sm.add_argument("--quiet", action="store_true", help="no progress bar")
+    sm.add_argument("--fleet", action="store_true",
+                    help="run it as the fleet does, on this machine: a local S3 and SQS (moto's server, the [local] "
+                         "extra), the queue, two `quadfleet work` processes, status, stats; the run copied into DIR")
     sm.set_defaults(func=commands.cmd_sample)
     return ap
