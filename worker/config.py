@@ -134,9 +134,14 @@ def _validate(raw: dict, where: str) -> Config:
     formats = raw.get("formats")
     if not isinstance(formats, list) or not formats or not all(isinstance(f, str) for f in formats):
         raise bad("formats", "must be a non-empty list of format ids")
-    for f in formats:
-        if f not in EXTRACTORS:
-            raise bad("formats", f"unknown format {f!r} (known: {', '.join(EXTRACTORS)})")
+    unknown = [f for f in formats if f not in EXTRACTORS]
+    if unknown:  # every one named, with the id it probably meant ('jsonld': html-embedded-jsonld)
+        named = []
+        for f in unknown:
+            near = [k for k in EXTRACTORS if f.lower() and f.lower() in k]
+            named.append(f"{f!r}" + (f" (did you mean {' or '.join(near)}?)" if 0 < len(near) <= 2 else ""))
+        raise bad("formats", f"unknown format{'s' if len(unknown) > 1 else ''} {', '.join(named)} "
+                             f"(known: {', '.join(EXTRACTORS)})")
     if len(set(formats)) != len(formats):
         raise bad("formats", "lists a format twice")
     for key in ("keep_all_predicates", "prefilter"):

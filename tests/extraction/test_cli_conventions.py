@@ -153,8 +153,14 @@ def test_a_bad_formats_flag_is_blamed_on_the_flag(tmp_path, capsys):
     page.write_text("<html></html>")
     assert main(["page", str(page), "--formats", "rdfa"]) == 2
     line = one_line(capsys.readouterr().err)
-    assert line.startswith("quadfleet: --formats: unknown format 'rdfa' (known: html-embedded-jsonld, "), line
+    assert line.startswith("quadfleet: --formats: unknown format 'rdfa' (did you mean html-rdfa?) (known: "
+                           "html-embedded-jsonld, "), line
     assert "config" not in line
+    # issue 24: every unknown format is named, not only the first
+    assert main(["page", str(page), "--formats", "jsonld,microdata,html-rdfa,nonsense"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert line.startswith("quadfleet: --formats: unknown formats 'jsonld' (did you mean html-embedded-jsonld?), "
+                           "'microdata' (did you mean html-microdata?), 'nonsense' (known: "), line
     cfg = tmp_path / "mine.toml"
     cfg.write_text('formats = ["html-microdata"]\n')
     assert main(["page", str(page), "--config", str(cfg), "--formats", "html-microdata,html-microdata"]) == 2
