@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ...worker.errors import QuadfleetError
 from ...worker.output.scratch import RunScratch
+from ..screen import plural
 from .dest import open_dest
 from .inputs import MergeInputs, list_committed, list_inputs
 from .merge import MergeOptions, discard_runs
@@ -114,7 +115,8 @@ def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp
     everything = top.get("fingerprint") == fingerprint and known <= done  # nothing to read
     result.skipped = sorted(known if everything else done)
     if result.skipped:
-        console.print(f"skipping {len(result.skipped)} class(es) already merged from the same inputs and settings: "
+        console.print(f"skipping {plural(len(result.skipped), 'class', 'classes')} already merged from the same "
+                      "inputs and settings: "
                       f"{', '.join(result.skipped)}", markup=False, highlight=False, soft_wrap=True)
     if not everything:
         with _term_interrupts(), RunScratch(scratch_base(dest, tmp)) as scratch:
@@ -224,8 +226,9 @@ class _Scheduler:
         if not ready:
             return
         self.started = time.monotonic()
-        self.console.print(f"reading {count:,} input(s), {total / 1e6:,.1f} MB, for every class, into {self.dest} "
-                           f"({self.processes} process(es), {self.opts.memory_bytes / 2**20:,.4g} MB each for "
+        self.console.print(f"reading {plural(count, 'input')}, {total / 1e6:,.1f} MB, for every class, into "
+                           f"{self.dest} ({plural(self.processes, 'process', 'processes')}, "
+                           f"{self.opts.memory_bytes / 2**20:,.4g} MB each for "
                            "sorting)", markup=False, highlight=False, soft_wrap=True)
         progress = Progress(TextColumn("[bold]subsets"), TextColumn("{task.description:<24}"), BarColumn(),
                             TextColumn("{task.fields[what]}"), TimeElapsedColumn(), console=self.console,
@@ -234,7 +237,7 @@ class _Scheduler:
         self.counts = {"read": 0, "merged": 0}
         self.read_total, self.merge_total = total, 0
         self.read_task = progress.add_task("read and sorted", total=total, what="")
-        self.merge_task = progress.add_task("merged 0 class(es)", total=0, visible=False, what="")
+        self.merge_task = progress.add_task("merged 0 classes", total=0, visible=False, what="")
         ctx = mp.get_context("spawn")
         pq = ctx.Queue() if self.processes > 1 else None
         pool = (ProcessPoolExecutor(self.processes, mp_context=ctx, initializer=init_pool,
@@ -338,11 +341,13 @@ class _Scheduler:
             self._failed(c.name, res["error"])
             return []
         self.result.merged.append(res)
-        self.p.update(self.merge_task, description=f"merged {len(self.result.merged)}/{self.todo} class(es)")
+        self.p.update(self.merge_task,
+                      description=f"merged {len(self.result.merged)}/{plural(self.todo, 'class', 'classes')}")
         self.p.console.print(
-            f"{c.name}: {res['pages']:,} pages, {res['entities']:,} entities, {res['quads']:,} quads, "
-            f"{res['plds']:,} PLDs → {res['parts']} part(s), {res['bytes'] / 1e6:,.1f} MB "
-            f"({time.monotonic() - self.started:.1f} s)", markup=False, highlight=False, soft_wrap=True)
+            f"{c.name}: {plural(res['pages'], 'page')}, {plural(res['entities'], 'entity', 'entities')}, "
+            f"{plural(res['quads'], 'quad')}, {plural(res['plds'], 'PLD')} → {plural(res['parts'], 'part')}, "
+            f"{res['bytes'] / 1e6:,.1f} MB ({time.monotonic() - self.started:.1f} s)",
+            markup=False, highlight=False, soft_wrap=True)
         return []
 
     def _failed(self, name: str, error: str) -> None:

@@ -13,6 +13,7 @@ import csv
 import gzip
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -139,3 +140,14 @@ def test_an_index_naming_no_class_fails_the_merge_in_one_line(subsets_run, tmp_p
     err = capsys.readouterr().err
     assert f"pages/{iid}.csv.gz: '../../etc' is not a class name" in err and "Traceback" not in err, err
     assert not (tmp_path / "etc").exists()
+
+
+def test_the_merge_counts_in_words(subsets_run, tmp_path, capsys):
+    """Issue 24: `1 pages, 1 entities, 1 PLDs → 1 part(s)` and `class(es)`: now singular and plural words."""
+    _, out = subsets_run
+    capsys.readouterr()
+    datasets = merged(out, tmp_path / "m")
+    err = capsys.readouterr().err
+    assert "(s)" not in err and "(es)" not in err, err
+    assert [line for line in err.splitlines() if ": 1 page, " in line and " 1 PLD → 1 part," in line], err
+    assert re.search(r": \d[\d,]* pages?, \d[\d,]* entit(y|ies), \d[\d,]* quads?, \d[\d,]* PLDs? → \d+ parts?,", err)

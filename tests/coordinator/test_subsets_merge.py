@@ -431,4 +431,4 @@ def test_s3_round_trip_equals_local(fleet, out_dir, reference):
         got[k] = data
     assert got == outputs(reference)
     again = fleet.cli(*args, timeout=300)
-    assert again.returncode == 0 and f"skipping {len(CLASSES)} class(es)" in again.stderr, again.stderr
+    assert again.returncode == 0 and f"skipping {len(CLASSES)} classes" in again.stderr, again.stderr
