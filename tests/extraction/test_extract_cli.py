@@ -248,3 +248,15 @@ def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert got.stdout.strip().splitlines()[-1] == "0 []", (got.stdout, got.stderr[-500:])
     assert list((tmp_path / "out" / "done").iterdir())  # the run committed its input
+
+
+def test_the_sample_says_its_remote_context_is_there_on_purpose(tmp_path, capsys):
+    """Issue 24: the sample printed `jsonld-remote-context 1` among problems as if something had gone wrong."""
+    assert main(["sample", "--out", str(tmp_path / "s"), "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert "| jsonld-remote-context |" in said
+    assert "(jsonld-remote-context: the sample's event-both.html names a remote JSON-LD @context on purpose" in said
+    archive = tmp_path / "s" / "input" / "quadfleet-sample.warc.gz"
+    assert main(["extract", str(archive), "--out", str(tmp_path / "e"), "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert "| jsonld-remote-context |" in said and "on purpose" not in said  # only the sample says it
