@@ -75,7 +75,9 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         doc.append(("h", 2, "Schema.org class subsets"))
         doc.append(("p", "Per configured class, the pages with a microdata or JSON-LD entity of the class or a "
                          "subclass, those entities, the quads of its dataset (quadfleet subsets) and the PLDs of "
-                         "the pages."))
+                         "the pages. Counted per input and per format: a URL captured by several archives counts "
+                         "once per archive here but once in the merged dataset, and an entity in both formats "
+                         "twice here, so these figures are at least the merged datasets' summary figures."))
         doc.append(("table", ["class", "pages", "entities", "quads", "PLDs"],
                     [(r["class"], num(r["pages"]), num(r["entities"]), num(r["quads"]),
                       est(r["plds"], r["plds_bounds"])) for r in s["subsets"]], {1, 2, 3, 4}))
