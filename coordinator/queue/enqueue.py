@@ -74,9 +74,12 @@ def open_run(store: S3Store, config: Config) -> Manifest:
         save_manifest(store, manifest)
         return manifest
     if manifest.config.hash != config.hash:
-        raise RunError(f"{store.url} holds run {manifest.run} made with other settings (config hash "
-                       f"{manifest.config.hash}, now {config.hash}): use the same --config/--formats, "
-                       "or another --out")
+        from ..preflight import differences
+
+        diffs = "; ".join(differences(manifest.config, config)) or f"config hash {manifest.config.hash[:12]}, " \
+                                                                   f"now {config.hash[:12]}"
+        raise RunError(f"{store.url} holds run {manifest.run} made with other settings: {diffs}. Use the same "
+                       "--config/--formats, or another --out")
     return manifest
 
 

@@ -383,3 +383,17 @@ def test_a_worker_running_the_python_fallbacks_warns_records_it_and_gives_the_sa
     native = local_quads(list(inputs.values()), tmp_path / "native", fleet.env)
     assert native and fleet.quads(out) == native
     assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)
+
+
+def test_enqueue_into_a_run_with_other_settings_names_the_settings(fleet):
+    """Issue 24: `enqueue` into a run made with other settings named only two config hashes; now, as
+    `extract` does, the settings that differ."""
+    url, _ = fleet.create_queue("settings")
+    archive = fleet.put("crawl", "w/whirlwind.warc.gz", corpus_path("warc-commoncrawl", "whirlwind.warc.gz"))
+    fleet.enqueue(url, "s3://out/settings", archive)
+    res = fleet.cli("enqueue", "--queue-url", url, "--out", "s3://out/settings", "--formats", "html-microdata",
+                    "--table", "parquet", archive)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert "holds run run-" in res.stderr and "made with other settings: formats " in res.stderr
+    assert "-html-embedded-jsonld" in res.stderr and "output.table none there (this run: parquet)" in res.stderr
+    assert "config hash" not in res.stderr
