@@ -216,6 +216,8 @@ def test_a_poison_archive_is_dead_lettered_with_its_error_and_redriven(fleet):
     worker = fleet.worker(url, processes=1, idle_exit=3)
     wait_until(lambda: fleet.counts(dlq) == (1, 0), 30, "the poison message in the dead-letter queue")
     assert worker.wait(30) == 0, worker.log()
+    # its last line counts inputs and attempts apart (issue 24: it said "0 committed, 2 failed")
+    assert "stopped: 0 inputs committed; 2 failed attempts on 1 input (0 of them committed since)" in worker.log()
     assert fleet.counts(url) == (0, 0)
     keys = fleet.keys(out)
     assert keys_of(keys, iid) == {f"errors/{iid}.json"}  # nothing else: no data, stats or marker

@@ -97,7 +97,10 @@ class Worker:
         self.stopping = False
         self.signals = 0
         self.manifests: dict[str, Manifest] = {}
-        self.done = self.failed = 0
+        self.done = self.failed = self.rejected = 0
+        # Attempts are not inputs: an input that failed twice and then committed is one input, 2 failed attempts.
+        self.failed_inputs: set[str] = set()
+        self.committed_inputs: set[str] = set()
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
@@ -130,7 +133,7 @@ class Worker:
                 idle_since = time.monotonic()
         finally:
             shutil.rmtree(self.scratch, ignore_errors=True)
-        log.info("stopped: %d committed, %d failed", self.done, self.failed)
+        log.info("stopped: %s", self.tally())
         return 0
 
     def receive(self, idle_since: float) -> Received | None:
@@ -231,9 +234,23 @@ class Worker:
         else:
             raise AssertionError(f"unhandled outcome {kind}")
 
+    def tally(self) -> str:
+        """What this worker did, in inputs and in attempts: ``3 inputs committed; 4 failed attempts on 2
+        inputs (1 of them committed since)``."""
+        text = f"{self.done:,} input{'' if self.done == 1 else 's'} committed"
+        attempts = self.failed - self.rejected
+        if attempts:
+            n, later = len(self.failed_inputs), len(self.failed_inputs & self.committed_inputs)
+            text += (f"; {attempts:,} failed attempt{'' if attempts == 1 else 's'} on {n:,} "
+                     f"input{'' if n == 1 else 's'} ({later:,} of them committed since)")
+        if self.rejected:
+            text += f"; {self.rejected:,} message{'' if self.rejected == 1 else 's'} rejected"
+        return text
+
     def succeed(self, msg: Received, item: WorkItem, stats, seconds: float) -> None:
         self.delete(msg)
         self.done += 1
+        self.committed_inputs.add(item.spec.id)
         if stats is None:
             log.info("%s: already committed: deleting the duplicate message", item.spec.id)
         elif stats.committed_by_other:
@@ -247,6 +264,7 @@ class Worker:
         it to the dead-letter queue after maxReceiveCount receives), or dead-letter it now if retrying
         cannot help."""
         self.failed += 1
+        self.failed_inputs.add(item.spec.id)
         log.warning("%s: attempt %d failed: %s", item.spec.id, msg.receive_count, one_line(reason, REASON_CHARS))
         self._record(msg, item, reason, permanent=permanent, transient=False)
         if permanent:
@@ -260,6 +278,7 @@ class Worker:
         redrive policy never counts it. If the copy cannot be sent, the message is made visible again instead
         (this receive then counts)."""
         self.failed += 1
+        self.failed_inputs.add(item.spec.id)
         requeued = msg.requeued + 1
         log.warning("%s: transient failure, %d tries: %s; back to the queue (time %d)", item.spec.id,
                     TRANSIENT_TRIES, one_line(reason, REASON_CHARS), requeued)
@@ -283,6 +302,7 @@ class Worker:
         """A message we must never retry: record it (under its output prefix if it names one, and on the
         dead-letter copy), and take it off the work queue."""
         self.failed += 1
+        self.rejected += 1
         log.warning("message %s rejected: %s", msg.message_id, one_line(reason, REASON_CHARS))
         if out:
             try:
