@@ -85,10 +85,10 @@ def _aware(t) -> datetime:
 
 
 def status_table(s: dict, out: str) -> Table:
-    table = Table(title=f"{out}  run {s['run'] or '(none: nothing enqueued yet)'}", title_justify="left",
-                  show_header=False)
+    # A header row: piped, the table is Markdown, which needs one (its first row would be taken for it).
+    table = Table(title=f"{out}  run {s['run'] or '(none: nothing enqueued yet)'}", title_justify="left")
     table.add_column("what", no_wrap=True)
-    table.add_column("value")
+    table.add_column("now")
     if s["eta_s"] is not None:
         eta = str(timedelta(seconds=int(s["eta_s"])))
     else:

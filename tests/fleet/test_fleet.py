@@ -227,6 +227,9 @@ def test_a_poison_archive_is_dead_lettered_with_its_error_and_redriven(fleet):
     assert "gzip" in error["reason"]
 
     status = fleet.status(url, out)
+    piped = fleet.cli("status", "--queue-url", url, "--out", out).stdout.splitlines()
+    # a header row, then Markdown's separator (issue 24: without one, the first row was taken for the header)
+    assert piped[1].replace(" ", "") == "|what|now|" and set(piped[2]) <= {"|", "-", ":"}, piped[:3]
     assert status["inputs in the manifest"] == "1"
     assert status["committed"] == "0"
     assert status["failed (last attempt; not committed)"] == "1"
