@@ -178,13 +178,28 @@ def up(args) -> int:
         aws_call(f"group {group}", asg.set_desired_capacity, AutoScalingGroupName=group, DesiredCapacity=args.size,
              HonorCooldown=False)
     fleet.say(f"stack {args.stack}: {stack['StackStatus']}")
-    print(f"queue\t{outputs.get('QueueUrl', '')}")
+    queue_url = _queue_url_here(fleet, outputs.get("QueueUrl", ""))
+    print(f"queue\t{queue_url}")
     print(f"out\t{outputs.get('Out', '')}")
     print(f"group\t{group}")
-    fleet.say(f"next: quadfleet enqueue --queue-url {outputs.get('QueueUrl')} --out {outputs.get('Out')}/RUN "
-              f"--crawl CC-MAIN-…; quadfleet fleet scale --stack {args.stack} N; "
-              f"quadfleet fleet status --stack {args.stack}")
+    scale = (f"quadfleet fleet scale --stack {args.stack} N (now {args.size})" if args.size is not None
+             else f"quadfleet fleet scale --stack {args.stack} N")
+    fleet.say(f"next: quadfleet enqueue --queue-url {queue_url} --out {outputs.get('Out')}/RUN "
+              f"--crawl CC-MAIN-…; {scale}; quadfleet fleet status --stack {args.stack}")
     return 0
+
+
+def _queue_url_here(fleet: Fleet, url: str) -> str:
+    """The stack's queue as this machine reaches it: the stack's output names it as AWS does, which is not
+    where a local or private endpoint (--endpoint-url) serves it; SQS's GetQueueUrl through the client in use
+    says. The stack's own URL if that fails (the queue is then still the one to use on AWS)."""
+    name = url.rstrip("/").rsplit("/", 1)[-1]
+    if not name:
+        return url
+    try:
+        return fleet.client("sqs").get_queue_url(QueueName=name)["QueueUrl"]
+    except Exception:  # noqa: BLE001 - only the printed URL depends on it
+        return url
 
 
 # -- scale -------------------------------------------------------------------------------------------------------

@@ -275,10 +275,14 @@ def test_template_holds_what_moto_skips():
 def test_fleet_up_creates_the_stack(aws):
     res = aws.fleet("up", "--stack", "qf", "--size", "2")
     out = aws.outputs("qf")
-    assert f"queue\t{out['QueueUrl']}" in res.stdout and "CREATE_COMPLETE" in res.stderr
+    assert "CREATE_COMPLETE" in res.stderr
 
     # the queue and its dead-letter queue, with the redrive policy
     url = aws.sqs.get_queue_url(QueueName="qf-work")["QueueUrl"]
+    # printed as this machine reaches it (issue 24: the stack's output names the AWS URL, not the endpoint's)
+    assert f"queue\t{url}" in res.stdout and url.startswith("http://127.0.0.1"), (res.stdout, out["QueueUrl"])
+    assert f"next: quadfleet enqueue --queue-url {url} " in res.stderr
+    assert "quadfleet fleet scale --stack qf N (now 2)" in res.stderr  # the hint knows --size
     dlq = aws.sqs.get_queue_url(QueueName="qf-work-dlq")["QueueUrl"]
     attrs = aws.sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
     dlq_arn = aws.sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
