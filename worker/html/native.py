@@ -8,8 +8,8 @@ worker's start-up log report it, and a worker warns (:func:`fallback_warning`) w
 - ``scan`` (``_scan.c``): the prefilter's one pass over a page's bytes, and UTF-8 validation. Fallback:
   :func:`.evidence.scan_py`, and Python's decoder.
 - ``blocks`` (``_blocks.c``): a page's JSON-LD script blocks. Fallback: :func:`.blocks.iter_blocks_py`.
-- ``dom`` (``_dom.c``): the elements of a parsed page that carry given attributes, found by walking libxml2's
-  nodes. It reads lxml's internals, so it is used only after it agrees with a plain walk of a test tree on
+- ``dom`` (``_dom.c``): the elements of a parsed page that carry given attributes, and the microformats' class
+  index, found by walking libxml2's nodes. It reads lxml's internals, so it is used only after it agrees with a plain walk of a test tree on
   this lxml build. Fallback: XPath (:mod:`.dom`).
 - ``fastwarc`` (the FastWARC package): splitting and inflating WARC records. Fallback: warcio alone.
 - ``isal`` (the isal package, ISA-L's deflate): gzip compression of the N-Quads files, about four times as fast as
@@ -55,12 +55,13 @@ def _turned_off(name: str) -> bool:
 
 
 def _dom_agrees(module: ModuleType) -> None:
-    """Raise unless ``module.find`` gives what a plain walk of a test tree gives, for every scope."""
+    """Raise unless ``module.find`` gives what a plain walk of a test tree gives, for every scope, and
+    ``module.class_index`` what a plain walk and ``get("class")`` give."""
     from lxml import etree
 
     doc = etree.fromstring(
         b"<html lang=en><head><meta property=a content=x><link rel=b href=/><title>t</title></head>"
-        b"<body class=c><div itemscope itemprop=x><span itemprop=y class='c d'>z</span><br></div>"
+        b"<body class=c><div itemscope itemprop=x><span itemprop=y class='c D c'>z</span><br></div>"
         b"<p><a rel=me property=p>a</a></p></body></html>", etree.HTMLParser())
     names = ("itemprop", "property", "rel", "class")
     body = doc[1]
@@ -72,6 +73,14 @@ def _dom_agrees(module: ModuleType) -> None:
             if (module.find(el, names, scope, False) != want
                     or module.find(el, names, scope, True) != want_merged):
                 raise ValueError(f"differs from a plain walk of the tree (scope {scope})")
+        order = [e for e in el.iter() if isinstance(e.tag, str) and "class" in e.attrib]
+        tokens = [e.get("class").lower().split() for e in order]
+        by_class: dict = {}
+        for e, toks in zip(order, tokens):
+            for t in dict.fromkeys(toks):
+                by_class.setdefault(t, []).append(e)
+        if module.class_index(el) != (order, tokens, by_class, {e: i for i, e in enumerate(order)}):
+            raise ValueError("class_index differs from a plain walk of the tree")
 
 
 def _load(name: str, does: str, module: str, check=None) -> Accelerator:
