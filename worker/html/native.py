@@ -11,6 +11,8 @@ worker's start-up log report it, and a worker warns (:func:`fallback_warning`) w
 - ``dom`` (``_dom.c``): the elements of a parsed page that carry given attributes, and the microformats' class
   index, found by walking libxml2's nodes. It reads lxml's internals, so it is used only after it agrees with a plain walk of a test tree on
   this lxml build. Fallback: XPath (:mod:`.dom`).
+- ``nquads`` (``_nquads.c``): a page's N-Quads lines made from the terms its serializer has already made, the
+  common case; it answers None for the rest. Fallback: :meth:`...rdf.nquads.Serializer.line` alone.
 - ``fastwarc`` (the FastWARC package): splitting and inflating WARC records. Fallback: warcio alone.
 - ``isal`` (the isal package, ISA-L's deflate): gzip compression of the N-Quads files, about four times as fast as
   zlib at the levels it takes (:mod:`...output.compression`). Fallback: zlib. The files differ in their
@@ -83,6 +85,35 @@ def _dom_agrees(module: ModuleType) -> None:
             raise ValueError("class_index differs from a plain walk of the tree")
 
 
+def _nquads_setup(module: ModuleType) -> None:
+    """Give ``module`` the serializer's term types and caches, then raise unless its lines are the
+    serializer's (or None) on test triples, first and repeated terms, every kind of literal."""
+    from ..rdf import nquads
+    from ..rdf.terms import IRI, BNode, Literal
+
+    module.setup(IRI, BNode, Literal, nquads.LANG_TAGS, nquads.IRI_CACHE, nquads.NOISE_NAMESPACES,
+                 nquads.XSD_STRING)
+    s, p, q = IRI("http://a.example/s"), IRI("http://schema.org/name"), IRI("http://www.w3.org/ns/rdfa#x")
+    objects = [IRI("http://a.example/o"), BNode("b1"), IRI("not absolute"), Literal("x"), Literal("x y", "EN_gb"),
+               Literal("1", None, "http://www.w3.org/2001/XMLSchema#integer"), Literal('a"b\\n\u2028'),
+               Literal("z", None, nquads.XSD_STRING), Literal("\u00e9", "not a tag!"), Literal("w", None, "relative")]
+    answered = 0
+    for keep_all in (False, True):
+        ser = nquads.Serializer("<http://a.example/>", "bx", keep_all)
+        for _ in range(2):
+            for subject in (s, BNode("b0")):
+                for pred in (p, q):
+                    for o in objects:
+                        fast = module.line(ser.cache, ser.graph, ser.prefix, subject, pred, o, keep_all)
+                        want = ser.line(subject, pred, o)
+                        if fast is not None:
+                            answered += 1
+                            if fast != want:
+                                raise ValueError(f"line differs from the serializer's: {fast!r} != {want!r}")
+    if not answered:
+        raise ValueError("line never answers")
+
+
 def _load(name: str, does: str, module: str, check=None) -> Accelerator:
     if _turned_off(name):
         return Accelerator(name, does, None, f"turned off by {OFF_ENV}")
@@ -101,9 +132,10 @@ def _load(name: str, does: str, module: str, check=None) -> Accelerator:
 SCAN = _load("scan", "the prefilter's pass over a page's bytes; UTF-8 validation", "._scan")
 BLOCKS = _load("blocks", "a page's JSON-LD script blocks", "._blocks")
 DOM = _load("dom", "the elements of a parsed page that carry given attributes", "._dom", check=_dom_agrees)
+NQUADS = _load("nquads", "N-Quads lines of terms already serialized", "._nquads", check=_nquads_setup)
 FASTWARC = _load("fastwarc", "splitting and inflating WARC records", "fastwarc.warc")
 ISAL = _load("isal", "gzip compression of the N-Quads files", "isal.isal_zlib")
-ACCELERATORS = (SCAN, BLOCKS, DOM, FASTWARC, ISAL)
+ACCELERATORS = (SCAN, BLOCKS, DOM, NQUADS, FASTWARC, ISAL)
 
 
 def in_use() -> dict[str, str]:
