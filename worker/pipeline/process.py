@@ -56,10 +56,12 @@ def settle_heap() -> None:
     """Once per process, before its first input: move the objects that start-up made (modules, the
     vocabularies, the configuration: they live as long as the process) out of the collector's sight
     (``gc.freeze``), so that its full collections scan only what the pages make (they took 1-2% of a whole
-    run, scanning start-up's objects again each time), and collect the young generation less often."""
+    run, scanning start-up's objects again each time), and collect the young generation less often. What is
+    garbage by then is collected first: frozen, it would stay (and whatever it holds, a thread pool say)."""
     if _HEAP_SETTLED:
         return
     _HEAP_SETTLED.append(True)
+    gc.collect()
     gc.freeze()
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
