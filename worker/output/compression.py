@@ -27,10 +27,11 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _GZIP_WBITS = 31  # a gzip member (header with mtime 0, trailer), not a raw or zlib stream
 # zlib level -> ISA-L level, where ISA-L writes about as small a file much faster. Measured on the crawl mix's
-# N-Quads: zlib 1 writes 11.9% of the input at 267 MB/s, ISA-L 1 11.5% at 957 MB/s; zlib 3 11.3% at
-# 226 MB/s, ISA-L 2 11.5% at 915 MB/s (1% more bytes, four times as fast: level 3 is the default, chosen
-# for speed). From level 4 zlib is kept: ISA-L's best, 3, writes 11.1%, zlib 6 10.0%.
-_ISAL_LEVELS = {1: 1, 2: 2, 3: 2}
+# N-Quads: zlib 1 writes 11.9% of the input at 267 MB/s, ISA-L 1 11.5% at 957 MB/s; zlib 3 (the default,
+# chosen for speed) 11.3% at 226 MB/s, so ISA-L 1 writes 1.7% more bytes four times as fast. ISA-L 2 (11.45%,
+# 915 MB/s) is left out: its larger state added about 1 MB to a whole run's peak memory. From level 4 zlib is
+# kept: ISA-L's best, 3, writes 11.1%, zlib 6 10.0%.
+_ISAL_LEVELS = {1: 1, 2: 1, 3: 1}
 
 
 def nq_suffix(compression: str) -> str:
