@@ -15,7 +15,7 @@ from quadfleet.worker.html import native
 from quadfleet.worker.output.compression import decompress, find_nquads
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
-NAMES = ("scan", "blocks", "dom", "fastwarc")
+NAMES = ("scan", "blocks", "dom", "nquads", "fastwarc", "isal")
 OFF = f"fallback (turned off by {native.OFF_ENV})"
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from quadfleet.worker.rdf.nquads import Serializer, bnode_prefix, iri, lang_tag, literal
 from quadfleet.worker.rdf.terms import IRI, RDF_TYPE, BNode, Literal
 from rdflib import Dataset
@@ -99,3 +100,64 @@ def test_round_trip_values():
     (s, p, o, g), = ds.quads()
     assert str(o) == 'say "hi"\n' and o.language == "en"
     assert str(g) == "http://example.com/page"
+
+
+def _fast_line():
+    from quadfleet.worker.html import native
+
+    if not native.NQUADS.active:
+        pytest.skip(f"quadfleet.worker.html._nquads does not run here: {native.NQUADS.reason}")
+    return native.NQUADS.module.line
+
+
+def test_c_lines_are_the_serializers_on_every_corpus_page():
+    """_nquads.line answers only with Serializer.line's own line, triple by triple, on every extractor's triples
+    of every corpus page (run as run_extractor runs it: C first, the serializer where C says None)."""
+    from conftest import corpus_pages
+    from quadfleet.worker.config import load_config
+    from quadfleet.worker.pipeline.pagequads import prefilter
+
+    fast = _fast_line()
+    extractors = load_config(None).extractors()
+    triples = answered = 0
+    for page in corpus_pages():
+        graph = iri(page.url)
+        for ex in prefilter(page, extractors):
+            for keep_all in (False, True):
+                ser = Serializer(graph, bnode_prefix(page.record_id, ex.id), keep_all)
+                twin = Serializer(graph, bnode_prefix(page.record_id, ex.id), keep_all)
+                for s, p, o in ex.extract(page):
+                    got = fast(ser.cache, ser.graph, ser.prefix, s, p, o, keep_all)
+                    want = twin.line(s, p, o)
+                    if got is None:
+                        got = ser.line(s, p, o)
+                    else:
+                        answered += 1
+                    assert got == want, (page.record_id, ex.id, s, p, o)
+                    triples += 1
+                assert ser.dropped == twin.dropped
+    assert triples > 30_000 and answered > triples // 4
+
+
+def test_c_lines_on_random_literals_and_terms():
+    fast = _fast_line()
+    rng = random.Random(11)
+    alphabet = ['a', 'Z', ' ', '"', '\\', '\n', '\r', '\t', '\b', '\f', '\x00', '\x1f', '\x7f', '\x85', '\x9f', '\xa0',
+                '\u00e9', '\u2027', '\u2028', '\u2029', '\u202a', '\ud800', '\udfff', '\ue000', '\U0001f600', '<', '>']
+    langs = [None, "", "en", "EN_gb", "en-", "not a tag", "de-CH-1996", "x" * 9]
+    types = [None, "", "http://www.w3.org/2001/XMLSchema#string", "http://www.w3.org/2001/XMLSchema#integer",
+             "relative", "http://e.com/a b"]
+    subjects = [IRI("http://e.com/s"), BNode("b0"), BNode("b-1"), IRI("rel"), Literal("lit")]
+    preds = [IRI("http://schema.org/name"), IRI("http://www.w3.org/1999/xhtml/vocab#stylesheet"), BNode("p"), "str"]
+    for keep_all in (False, True):
+        ser = Serializer("<http://e.com/g>", "bq", keep_all)
+        twin = Serializer("<http://e.com/g>", "bq", keep_all)
+        for _ in range(20_000):
+            value = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+            o = rng.choice([Literal(value, rng.choice(langs), rng.choice(types)), IRI("http://e.com/" + value),
+                            BNode(value), rng.choice(subjects)])
+            s, p = rng.choice(subjects), rng.choice(preds)
+            got = fast(ser.cache, ser.graph, ser.prefix, s, p, o, keep_all)
+            want = twin.line(s, p, o)
+            assert (got if got is not None else ser.line(s, p, o)) == want, (s, p, o)
+        assert ser.dropped == twin.dropped

@@ -381,10 +381,11 @@ def test_a_worker_running_the_python_fallbacks_warns_records_it_and_gives_the_sa
     off = "fallback (turned off by QUADFLEET_NO_NATIVE)"
     assert re.search(r"INFO accelerators: scan " + re.escape(off) + ", blocks ", log), log[-2000:]
     warning = re.findall(r"WARNING (running Python fallbacks[^\n]*)", log)
-    assert len(warning) == 1 and all(f"{name} (" in warning[0] for name in ("scan", "blocks", "dom", "fastwarc"))
+    names = ("scan", "blocks", "dom", "nquads", "fastwarc", "isal")
+    assert len(warning) == 1 and all(f"{name} (" in warning[0] for name in names)
     for uri in inputs:
         versions = fleet.json(out, f"stats/{input_id_of(uri)}.json")["versions"]
-        assert versions["accelerators"] == {"scan": off, "blocks": off, "dom": off, "fastwarc": off}
+        assert versions["accelerators"] == {name: off for name in names}
     native = local_quads(list(inputs.values()), tmp_path / "native", fleet.env)
     assert native and fleet.quads(out) == native
     assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)

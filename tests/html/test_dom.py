@@ -64,3 +64,34 @@ def test_edge_cases():
             find("not an element", ("a",), 0, False)
         with pytest.raises(ValueError):
             find(doc, tuple("abcdefghi"), 0, False)
+
+
+def test_class_index_is_its_python_twin_on_every_corpus_page():
+    """The microformats' class index from the C walk equals class_index_py's (itself the XPath walk and
+    get("class")), for the root and sampled elements of every corpus page."""
+    if not native.DOM.active:
+        pytest.skip("quadfleet.worker.html._dom is not built: dom.class_index is class_index_py itself")
+    rng = random.Random(5)
+    pages = elements = 0
+    for page in corpus_pages():
+        root = page.tree
+        if root is None:
+            continue
+        pages += 1
+        everything = [el for el in root.iter() if isinstance(el.tag, str)]
+        for el in [root] + rng.sample(everything, min(4, len(everything))):
+            got = dom.class_index(el)
+            assert got == dom.class_index_py(el), (page.record_id, el.tag)
+            elements += len(got[0])
+    assert pages > 300 and elements > 10_000
+
+
+def test_class_index_edge_cases():
+    doc = etree.fromstring("<p class>x<b class=''>y</b><i class='A&amp;b  VCARD vcard\u00c4\u00a0c'>z</i>"
+                           "<u class='vcard'><s class='\tvcard'>w</s></u></p>".encode(),
+                           etree.HTMLParser(encoding="utf-8"))
+    order, tokens, by_class, pos = dom.class_index(doc)
+    assert (order, tokens, by_class, pos) == dom.class_index_py(doc)
+    assert tokens[2] == ["a&b", "vcard", "vcard\u00e4", "c"] and tokens[0] == tokens[1] == []
+    assert by_class["vcard"] == order[2:] and pos[order[3]] == 3
+    assert dom.class_index(order[3]) == dom.class_index_py(order[3]) and len(dom.class_index(order[3])[0]) == 2

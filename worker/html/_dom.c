@@ -180,9 +180,124 @@ done:
     return out;
 }
 
+#define XML_TEXT_NODE 3
+
+/* The value of n's class attribute a as lxml's get("class") gives it: the one text child's UTF-8 decoded, or what
+ * get() itself says when the value is not one text node. */
+static PyObject *class_value(DAttr *a, PyObject *el) {
+    DNode *c = a->children;
+    if (c != NULL && c->type == XML_TEXT_NODE && c->next == NULL && c->content != NULL)
+        return PyUnicode_DecodeUTF8((const char *)c->content, (Py_ssize_t)strlen((const char *)c->content), NULL);
+    return PyObject_CallMethod(el, "get", "s", "class");
+}
+
+/* One class-bearing element: its proxy, its position and its tokens into the four structures. */
+static int index_one(DNode *n, DAttr *a, PyObject *doc, PyObject *order, PyObject *tokens, PyObject *by_class,
+                     PyObject *pos, PyObject *split) {
+    PyObject *el = element_factory(doc, n);
+    if (el == NULL) return -1;
+    int r = -1;
+    PyObject *value = NULL, *toks = NULL, *at = NULL;
+    value = class_value(a, el);
+    if (value == NULL) goto out;
+    if (value == Py_None) {  /* (cannot happen: a was found as a class attribute) */
+        PyErr_SetString(PyExc_ValueError, "class_index(): an element lost its class attribute");
+        goto out;
+    }
+    toks = PyDict_GetItemWithError(split, value);  /* borrowed */
+    if (toks != NULL) {
+        Py_INCREF(toks);
+    } else {
+        if (PyErr_Occurred()) goto out;
+        PyObject *lower = PyObject_CallMethod(value, "lower", NULL);
+        if (lower == NULL) goto out;
+        toks = PyObject_CallMethod(lower, "split", NULL);
+        Py_DECREF(lower);
+        if (toks == NULL || PyDict_SetItem(split, value, toks) < 0) goto out;
+    }
+    at = PyLong_FromSsize_t(PyList_GET_SIZE(order));
+    if (at == NULL || PyDict_SetItem(pos, el, at) < 0 || PyList_Append(order, el) < 0
+            || PyList_Append(tokens, toks) < 0)
+        goto out;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(toks); i++) {
+        PyObject *token = PyList_GET_ITEM(toks, i);
+        PyObject *els = PyDict_GetItemWithError(by_class, token);  /* borrowed */
+        if (els == NULL) {
+            if (PyErr_Occurred()) goto out;
+            els = PyList_New(1);
+            if (els == NULL) goto out;
+            Py_INCREF(el);
+            PyList_SET_ITEM(els, 0, el);
+            int bad = PyDict_SetItem(by_class, token, els);
+            Py_DECREF(els);
+            if (bad < 0) goto out;
+        } else if (PyList_GET_ITEM(els, PyList_GET_SIZE(els) - 1) != el) {  /* class="vcard vcard" */
+            if (PyList_Append(els, el) < 0) goto out;
+        }
+    }
+    r = 0;
+out:
+    Py_XDECREF(at);
+    Py_XDECREF(toks);
+    Py_XDECREF(value);
+    Py_DECREF(el);
+    return r;
+}
+
+/* class_index(element) -> (order, tokens, by_class, pos): see quadfleet.worker.html.dom.class_index_py, the
+ * definition this is tested against. */
+static PyObject *class_index(PyObject *self, PyObject *element) {
+    if (!PyObject_TypeCheck(element, element_type)) {
+        PyErr_SetString(PyExc_TypeError, "class_index() needs an lxml element");
+        return NULL;
+    }
+    LElement *el = (LElement *)element;
+    DNode *node = el->_c_node;
+    if (node == NULL || el->_doc == NULL) {
+        PyErr_SetString(PyExc_ValueError, "class_index() needs an element of a document");
+        return NULL;
+    }
+    PyObject *order = PyList_New(0), *tokens = PyList_New(0), *by_class = PyDict_New(), *pos = PyDict_New();
+    PyObject *split = PyDict_New();
+    PyObject *out = NULL;
+    if (order == NULL || tokens == NULL || by_class == NULL || pos == NULL || split == NULL) goto done;
+    DNode *n = node;
+    while (n != NULL) {
+        if (n->type == XML_ELEMENT_NODE) {
+            for (DAttr *a = n->properties; a != NULL; a = a->next) {
+                if (a->ns == NULL && a->name != NULL && strcmp((const char *)a->name, "class") == 0) {
+                    if (index_one(n, a, el->_doc, order, tokens, by_class, pos, split) < 0) goto done;
+                    break;
+                }
+            }
+            if (n->children != NULL) {
+                n = n->children;
+                continue;
+            }
+        }
+        if (n == node) break;
+        while (n->next == NULL) {
+            n = n->parent;
+            if (n == NULL || n == node) goto walked;
+        }
+        n = n->next;
+    }
+walked:
+    out = PyTuple_Pack(4, order, tokens, by_class, pos);
+done:
+    Py_XDECREF(order);
+    Py_XDECREF(tokens);
+    Py_XDECREF(by_class);
+    Py_XDECREF(pos);
+    Py_XDECREF(split);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"find", find, METH_VARARGS, "find(element, names, scope, merged): the elements carrying the attributes "
      "(see quadfleet.worker.html.dom)."},
+    {"class_index", class_index, METH_O, "class_index(element): the class-bearing elements of its subtree, their "
+     "tokens, the elements by token and their positions (see quadfleet.worker.html.dom)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dom", "Elements by attribute, found in C.", -1,

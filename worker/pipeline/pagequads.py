@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ..extractors.base import Extractor
 from ..html import charset
 from ..html.evidence import scan
+from ..html.native import NQUADS
 from ..html.page import Page
 from ..rdf.nquads import Serializer, bnode_prefix, iri
 from ..rdf.schemaorg import canonical
@@ -108,6 +109,10 @@ def _tokens(extractors: tuple[Extractor, ...]) -> tuple[tuple[bytes, ...], tuple
     return found
 
 
+# Lines of terms the serializer has already made, in C (worker/html/_nquads.c); None: Serializer.line decides.
+_fast_line = NQUADS.module.line if NQUADS.active else None
+
+
 def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bool) -> FormatResult:
     res = FormatResult()
     ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.bnode_scope or ex.id), keep_all_predicates)
@@ -115,9 +120,12 @@ def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bo
     types: dict = {}
     preds: dict = {}  # subject -> predicates (for class/property pairs; kept only for typed subjects)
     line_of = ser.line
+    fast, cache, graph_term, prefix = _fast_line, ser.cache, ser.graph, ser.prefix
     try:
         for s, p, o in ex.extract(page):
-            line = line_of(s, p, o)
+            line = None if fast is None else fast(cache, graph_term, prefix, s, p, o, keep_all_predicates)
+            if line is None:
+                line = line_of(s, p, o)
             if line is None or line in seen:
                 continue
             seen[line] = None

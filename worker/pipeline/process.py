@@ -3,6 +3,7 @@ extract → write → commit. Where the work runs (a local process pool, an SQS 
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import platform
@@ -42,6 +43,28 @@ def versions() -> dict:
     out.update(psl_info())  # the Public Suffix List snapshot the PLDs come from
     out["accelerators"] = native.in_use()  # a fallback gives the same output, slower: only this shows it
     return out
+
+
+_HEAP_SETTLED: list[bool] = []
+# gc's first threshold: container allocations between young collections (Python's default is 700). A page makes
+# thousands of short-lived objects, nearly all freed by reference counting, so the young collections found
+# little: a tenth as many of them halved the collector's share of a whole run on the crawl mix.
+GC_YOUNG_THRESHOLD = 7000
+
+
+def settle_heap() -> None:
+    """Once per process, before its first input: move the objects that start-up made (modules, the
+    vocabularies, the configuration: they live as long as the process) out of the collector's sight
+    (``gc.freeze``), so that its full collections scan only what the pages make (they took 1-2% of a whole
+    run, scanning start-up's objects again each time), and collect the young generation less often. What is
+    garbage by then is collected first: frozen, it would stay (and whatever it holds, a thread pool say)."""
+    if _HEAP_SETTLED:
+        return
+    _HEAP_SETTLED.append(True)
+    gc.collect()
+    gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
 
 
 def _host(url: str) -> str:
@@ -119,6 +142,7 @@ def process_input(spec: InputSpec, store, config: Config,
     """
     if store.exists(done_key(spec.id)):
         return None
+    settle_heap()
     started = time.time()
     started_iso = now_iso()
     writers = FormatWriters(store.scratch, spec.id, config.nq_level, config.compression)

@@ -56,17 +56,17 @@ def _lit_escape(match: re.Match) -> str:
 
 
 def lang_tag(tag: str) -> str | None:
-    found = _LANG_TAGS.get(tag, _LANG_TAGS)
-    if found is _LANG_TAGS:  # (a page has one or two language tags, a process a few hundred)
+    found = LANG_TAGS.get(tag, LANG_TAGS)
+    if found is LANG_TAGS:  # (a page has one or two language tags, a process a few hundred)
         norm = tag.strip().replace("_", "-").lower()
         found = norm if _LANG.match(norm) else None
-        if len(_LANG_TAGS) >= 10_000:
-            _LANG_TAGS.clear()
-        _LANG_TAGS[tag] = found
+        if len(LANG_TAGS) >= 10_000:
+            LANG_TAGS.clear()
+        LANG_TAGS[tag] = found
     return found
 
 
-_LANG_TAGS: dict[str, str | None] = {}
+LANG_TAGS: dict[str, str | None] = {}
 
 
 def literal(lit: Literal) -> str | None:
@@ -86,10 +86,10 @@ def literal(lit: Literal) -> str | None:
 
 
 # IRIs serialized in this process (predicates, classes and vocabulary IRIs recur on every page): the same
-# answer as iri(), without its two regexes. Emptied when it grows past _IRI_CACHE_MAX entries.
-_IRI_CACHE: dict[str, str | None] = {}
+# answer as iri(), without its two regexes. Emptied when it grows past IRI_CACHE_MAX entries.
+IRI_CACHE: dict[str, str | None] = {}
 _MISS = object()
-_IRI_CACHE_MAX = 100_000
+IRI_CACHE_MAX = 100_000
 
 
 def bnode_prefix(record_id: str, format_id: str) -> str:
@@ -100,31 +100,33 @@ def bnode_prefix(record_id: str, format_id: str) -> str:
 class Serializer:
     """Turns one page's triples of one format into N-Quads lines, counting what it had to drop."""
 
-    __slots__ = ("graph", "prefix", "keep_all", "dropped", "_cache")
+    __slots__ = ("graph", "prefix", "keep_all", "dropped", "cache")
 
     def __init__(self, graph_iri: str, prefix: str, keep_all_predicates: bool = False):
         self.graph = graph_iri  # already serialized, e.g. "<http://example.com/>"
         self.prefix = prefix
         self.keep_all = keep_all_predicates
         self.dropped = 0
-        self._cache: dict = {}
+        # term -> its serialization (None: dropped), for this page; read by _nquads.line too (see
+        # worker/html/_nquads.c), as are LANG_TAGS and IRI_CACHE
+        self.cache: dict = {}
 
     def term(self, t) -> str | None:
         if type(t) is Literal:
             return literal(t)
-        cached = self._cache.get(t)
-        if cached is not None or t in self._cache:
+        cached = self.cache.get(t)
+        if cached is not None or t in self.cache:
             return cached
         if type(t) is BNode:
             out = f"_:{self.prefix}x{_BNODE_BAD.sub('', t)}"
         else:
-            out = _IRI_CACHE.get(t, _IRI_CACHE)
-            if out is _IRI_CACHE:
+            out = IRI_CACHE.get(t, IRI_CACHE)
+            if out is IRI_CACHE:
                 out = iri(t)
-                if len(_IRI_CACHE) >= _IRI_CACHE_MAX:
-                    _IRI_CACHE.clear()
-                _IRI_CACHE[str(t)] = out
-        self._cache[t] = out
+                if len(IRI_CACHE) >= IRI_CACHE_MAX:
+                    IRI_CACHE.clear()
+                IRI_CACHE[str(t)] = out
+        self.cache[t] = out
         return out
 
     def line(self, s, p, o) -> str | None:
@@ -134,7 +136,7 @@ class Serializer:
         if not self.keep_all and p.startswith(NOISE_NAMESPACES):
             return None
         # (the page's own cache first, inline: most subjects and predicates repeat within a page)
-        cache = self._cache
+        cache = self.cache
         st = cache.get(s, _MISS)
         if st is _MISS:
             st = self.term(s)

@@ -42,18 +42,8 @@ class MfIndex:
         self.root = root
         self.base = base
         self.url = url
-        # (a walk in C, worker/html/dom.py: proxies only for the elements with a class)
-        order: list = dom.find(root, ("class",), dom.SUBTREE, True)
-        tokens: list = [el.get("class").lower().split() for el in order]
-        pos = {el: i for i, el in enumerate(order)}
-        by_class: dict[str, list] = {}
-        for el, toks in zip(order, tokens):
-            for token in toks:
-                els = by_class.get(token)
-                if els is None:
-                    by_class[token] = [el]
-                elif els[-1] is not el:  # class="vcard vcard"
-                    els.append(el)
+        # (one walk in C, worker/html/dom.py: proxies only for the elements with a class)
+        order, tokens, by_class, pos = dom.class_index(root)
         self.by_class = by_class
         self.pos = pos
         self.order = order
