@@ -146,7 +146,7 @@ def test_the_merge_counts_in_words(subsets_run, tmp_path, capsys):
     """Issue 24: `1 pages, 1 entities, 1 PLDs → 1 part(s)` and `class(es)`: now singular and plural words."""
     _, out = subsets_run
     capsys.readouterr()
-    datasets = merged(out, tmp_path / "m")
+    assert merged(out, tmp_path / "m")
     err = capsys.readouterr().err
     assert "(s)" not in err and "(es)" not in err, err
     assert [line for line in err.splitlines() if ": 1 page, " in line and " 1 PLD → 1 part," in line], err
