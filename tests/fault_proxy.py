@@ -39,10 +39,12 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
+
+from quadfleet.coordinator.fleet.counting import forward, read_body
+from quadfleet.coordinator.fleet.requests import sqs_action
 
 KINDS = ("slowdown", "error500", "drop", "drop_after", "cut_header", "cut_body", "truncate", "empty", "delay")
-_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "expect"}
 
 
 @dataclass
@@ -181,13 +183,13 @@ class FaultProxy:
 
     def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
         try:
-            body = _read_body(h)
+            body = read_body(h)
         except (OSError, ValueError):
             h.close_connection = True
             return
         parts = urlsplit(h.path)
         headers = {k: v for k, v in h.headers.items()}
-        req = Request(h.command, parts.path, parts.query, _action(headers, parts.query, body), headers, body)
+        req = Request(h.command, parts.path, parts.query, sqs_action(headers, parts.query, body), headers, body)
         kind, rule = self._decide(req)
         if kind in ("slowdown", "error500"):
             return _send(h, *_error(kind, req))
@@ -196,7 +198,9 @@ class FaultProxy:
         if kind == "delay":
             time.sleep(rule.delay)
         try:
-            status, reason, out_headers, payload = self._forward(req)
+            status, reason, out_headers, payload = forward(self.upstream, self.timeout, req.method,
+                                                           req.path + (f"?{req.query}" if req.query else ""),
+                                                           req.headers, req.body)
         except OSError:
             return _send(h, 502, "application/xml", b"<Error><Code>BadGateway</Code>"
                                                     b"<Message>upstream unreachable</Message></Error>")
@@ -219,53 +223,7 @@ class FaultProxy:
         body_len = len(payload) if req.method != "HEAD" else int(out_headers.get("Content-Length", 0) or 0)
         _write(h, _head(status, reason, out_headers, body_len) + (payload if req.method != "HEAD" else b""))
 
-    def _forward(self, req: Request) -> tuple[int, str, dict, bytes]:
-        conn = http.client.HTTPConnection(*self.upstream, timeout=self.timeout)
-        try:
-            headers = {k: v for k, v in req.headers.items() if k.lower() not in _HOP}
-            if req.body or req.method in ("PUT", "POST"):
-                headers["Content-Length"] = str(len(req.body))
-            conn.request(req.method, req.path + (f"?{req.query}" if req.query else ""), body=req.body or None,
-                         headers=headers)
-            resp = conn.getresponse()
-            payload = resp.read() if req.method != "HEAD" else b""
-            out = {k: v for k, v in resp.getheaders() if k.lower() not in _HOP}
-            if req.method == "HEAD":
-                out.setdefault("Content-Length", resp.getheader("Content-Length") or "0")
-            return resp.status, resp.reason, out, payload
-        finally:
-            conn.close()
-
-
 # -- HTTP pieces ---------------------------------------------------------------------------------------------
-
-def _read_body(h) -> bytes:
-    if "chunked" in (h.headers.get("Transfer-Encoding") or "").lower():
-        parts = []
-        while True:
-            size = int(h.rfile.readline(100).split(b";")[0].strip() or b"0", 16)
-            if size == 0:
-                while h.rfile.readline(1000) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return b"".join(parts)
-            parts.append(h.rfile.read(size))
-            h.rfile.readline(10)
-    n = int(h.headers.get("Content-Length") or 0)
-    return h.rfile.read(n) if n else b""
-
-
-def _action(headers: dict, query: str, body: bytes) -> str:
-    target = next((v for k, v in headers.items() if k.lower() == "x-amz-target"), "")
-    if target:
-        return target.rsplit(".", 1)[-1]
-    found = parse_qs(query).get("Action")
-    if not found and body[:200].find(b"Action=") >= 0:
-        try:
-            found = parse_qs(body.decode("utf-8", "replace")).get("Action")
-        except ValueError:
-            found = None
-    return found[0] if found else ""
-
 
 def _error(kind: str, req: Request) -> tuple[int, str, bytes]:
     if req.action:  # SQS (JSON protocol)

@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 
 from .requests import s3_operation, sqs_action, sqs_messages
 
-_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "expect"}
+HOP_HEADERS = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
+               "expect"}
 SQS_CHUNK = 64 * 1024  # SQS bills a request per 64 KB chunk of its payload
 
 
@@ -89,14 +90,15 @@ class CountingProxy:
 
     def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
         try:
-            body = _read_body(h)
+            body = read_body(h)
         except (OSError, ValueError):
             h.close_connection = True
             return
         parts = urlsplit(h.path)
         headers = dict(h.headers.items())
         try:
-            status, reason, out_headers, payload = self._forward(h.command, h.path, headers, body)
+            status, reason, out_headers, payload = forward(self.upstream, self.timeout, h.command, h.path, headers,
+                                                           body)
         except OSError:
             status, reason, out_headers, payload = 502, "Bad Gateway", {"Content-Type": "text/plain"}, b"upstream"
         action = sqs_action(headers, parts.query, body)
@@ -119,24 +121,28 @@ class CountingProxy:
         except OSError:
             h.close_connection = True
 
-    def _forward(self, method: str, path: str, headers: dict, body: bytes) -> tuple[int, str, dict, bytes]:
-        conn = http.client.HTTPConnection(*self.upstream, timeout=self.timeout)
-        try:
-            sent = {k: v for k, v in headers.items() if k.lower() not in _HOP}
-            if body or method in ("PUT", "POST"):
-                sent["Content-Length"] = str(len(body))
-            conn.request(method, path, body=body or None, headers=sent)
-            resp = conn.getresponse()
-            payload = resp.read() if method != "HEAD" else b""
-            out = {k: v for k, v in resp.getheaders() if k.lower() not in _HOP}
-            if method == "HEAD":
-                out.setdefault("Content-Length", resp.getheader("Content-Length") or "0")
-            return resp.status, resp.reason, out, payload
-        finally:
-            conn.close()
+def forward(upstream: tuple[str, int], timeout: float, method: str, path: str, headers: dict,
+            body: bytes) -> tuple[int, str, dict, bytes]:
+    """One request sent on to ``upstream`` as it came (hop-by-hop headers left out, the body whole): its
+    status, reason, headers and body. Shared with the tests' fault proxy."""
+    conn = http.client.HTTPConnection(*upstream, timeout=timeout)
+    try:
+        sent = {k: v for k, v in headers.items() if k.lower() not in HOP_HEADERS}
+        if body or method in ("PUT", "POST"):
+            sent["Content-Length"] = str(len(body))
+        conn.request(method, path, body=body or None, headers=sent)
+        resp = conn.getresponse()
+        payload = resp.read() if method != "HEAD" else b""
+        out = {k: v for k, v in resp.getheaders() if k.lower() not in HOP_HEADERS}
+        if method == "HEAD":
+            out.setdefault("Content-Length", resp.getheader("Content-Length") or "0")
+        return resp.status, resp.reason, out, payload
+    finally:
+        conn.close()
 
 
-def _read_body(h) -> bytes:
+def read_body(h) -> bytes:
+    """A request's body, chunked or with Content-Length (what boto3 sends), from a BaseHTTPRequestHandler."""
     if "chunked" in (h.headers.get("Transfer-Encoding") or "").lower():
         parts = []
         while True:
