@@ -145,8 +145,9 @@ def _run(specs: list[InputSpec], out: str, config: Config, processes: int, conso
         (result.skipped if s.id in committed else todo).append(s)
     # Refused here at the latest (the command checks before reading its inputs); the manifest is made
     # only by a run with something to do, and taken back if it commits nothing (below).
-    held, _ = check_run(store, config, allow_mixed_config)
-    _, result.mixed = (open_run if todo else check_run)(store, config, allow_mixed_config)
+    held, result.mixed = check_run(store, config, allow_mixed_config)
+    if todo and held is None:
+        _, result.mixed = open_run(store, config, allow_mixed_config)
     try:
         return _extract(store, specs, todo, result, out, config, processes, console, show_progress, scratch,
                         scratch_lock)

@@ -33,10 +33,8 @@ def _fleet(args) -> Fleet:
     """The stack's :class:`Fleet`, its AWS clients made through this module's ``fleet_client``: replacing
     ``fleet.fleet_client`` (as the tests do) stubs every AWS call of a command."""
     from ..preflight import require_aws
-    from . import stack
 
-    if fleet_client is stack.fleet_client:  # real clients: a region and credentials first (a stub needs neither)
-        require_aws(f"stack {args.stack}")
+    require_aws(f"stack {args.stack}")  # a region and credentials, before any client is made
     return Fleet(args.stack, args.region, make_client=fleet_client)
 
 

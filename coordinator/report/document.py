@@ -156,10 +156,6 @@ def _md_text(text) -> str:
     return _MD_MARKUP.sub(r"\\\1", escaped)
 
 
-def _md_cell(text) -> str:
-    return _md_text(text)
-
-
 def render_markdown(doc: list) -> str:
     out = io.StringIO()
     for block in doc:
@@ -172,10 +168,10 @@ def render_markdown(doc: list) -> str:
             out.write(f"![{_md_text(block[2])}]({block[1]})\n\n")
         elif kind == "table":
             _, header, rows, numeric = block
-            out.write("| " + " | ".join(_md_cell(h) for h in header) + " |\n")
+            out.write("| " + " | ".join(_md_text(h) for h in header) + " |\n")
             out.write("|" + "|".join("---:" if i in numeric else "---" for i in range(len(header))) + "|\n")
             for row in rows:
-                out.write("| " + " | ".join(_md_cell(c) for c in row) + " |\n")
+                out.write("| " + " | ".join(_md_text(c) for c in row) + " |\n")
             out.write("\n")
     return out.getvalue()
 

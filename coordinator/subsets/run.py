@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
+import json
 import multiprocessing as mp
 import os
 import queue
@@ -137,9 +139,6 @@ def _with_mode(opts: MergeOptions, store, committed, inputs: MergeInputs, out: s
     """``opts`` with the mode to use: the one given (``--mode``), else the one the inputs were extracted with
     (their statistics say; page mode for inputs that do not). An output whose old per-class files were
     written in one mode cannot be merged in another: refused."""
-    import dataclasses
-    import json
-
     recorded = None
     for iid in committed.ids:
         try:

@@ -150,45 +150,38 @@ def index_columns(header: list[str]) -> tuple[int, list[int | None]] | None:
     return header.index(CLASSES_COLUMN), [header.index(f) if f in header else None for f in SUBSET_FORMATS]
 
 
-def read_indexed(ref: InputRef, index: Path, data: list[Path | None], mode: str, runs: GroupRuns,
-                 plds: PldOfUrl) -> bool:
-    """Spill the class records of an input read the new way; False (nothing read) if its index has no
-    ``classes`` column."""
-    with gzip.open(index, "rt", encoding="utf-8", newline="") as fh:
-        rows = csv.reader(fh)
-        cols = index_columns(next(rows, []))
-        if cols is None:
-            return False
-        ccol, fcols = cols
-        files = [open_input(p, ref.data[i][1].endswith(".zst")) if p is not None else None
-                 for i, p in enumerate(data)]
-        try:
-            for n, row in enumerate(rows, 2):
-                page: list[bytes] = []
-                for i, col in enumerate(fcols):
-                    count = int(row[col] or 0) if col is not None else 0
-                    if not count:
-                        continue
-                    if files[i] is None:
-                        raise InputFileError(f"{ref.pages[0]}: row {n} gives {count} {SUBSET_FORMATS[i]} lines "
-                                             f"but the input has no {SUBSET_FORMATS[i]} data file")
-                    got = [files[i].readline() for _ in range(count)]
-                    if not got[-1].endswith(b"\n"):
-                        raise InputFileError(f"{ref.data[i][1]}: fewer lines than its page index says "
-                                             f"(row {n}): re-extract this input")
-                    page += got
-                names = row[ccol].split() if ccol < len(row) else []
-                if names and page:
-                    _add_page(page, tuple(names), ref, mode, runs, plds)
-            for i, f in enumerate(files):
-                if f is not None and f.read(1):
-                    raise InputFileError(f"{ref.data[i][1]}: more lines than its page index says: "
-                                         "re-extract this input")
-        finally:
-            for f in files:
-                if f is not None:
-                    f.close()
-    return True
+def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None]], data: list[Path | None], mode: str,
+                 runs: GroupRuns, plds: PldOfUrl) -> None:
+    """Spill the class records of an input read the new way: ``rows``, its index's rows after the header
+    (``cols``: :func:`index_columns`), cut its data files into pages."""
+    ccol, fcols = cols
+    files = [open_input(p, ref.data[i][1].endswith(".zst")) if p is not None else None for i, p in enumerate(data)]
+    try:
+        for n, row in enumerate(rows, 2):
+            page: list[bytes] = []
+            for i, col in enumerate(fcols):
+                count = int(row[col] or 0) if col is not None else 0
+                if not count:
+                    continue
+                if files[i] is None:
+                    raise InputFileError(f"{ref.pages[0]}: row {n} gives {count} {SUBSET_FORMATS[i]} lines "
+                                         f"but the input has no {SUBSET_FORMATS[i]} data file")
+                got = [files[i].readline() for _ in range(count)]
+                if not got[-1].endswith(b"\n"):
+                    raise InputFileError(f"{ref.data[i][1]}: fewer lines than its page index says "
+                                         f"(row {n}): re-extract this input")
+                page += got
+            names = row[ccol].split() if ccol < len(row) else []
+            if names and page:
+                _add_page(page, tuple(names), ref, mode, runs, plds)
+        for i, f in enumerate(files):
+            if f is not None and f.read(1):
+                raise InputFileError(f"{ref.data[i][1]}: more lines than its page index says: "
+                                     "re-extract this input")
+    finally:
+        for f in files:
+            if f is not None:
+                f.close()
 
 
 def _add_page(page: list[bytes], names: tuple[str, ...], ref: InputRef, mode: str, runs: GroupRuns,
@@ -252,7 +245,8 @@ def make_runs(group: list[InputRef], fetch: Callable[[str], tuple[Path, bool]], 
 
 
 def _read_new(ref: InputRef, fetch, mode: str, runs: GroupRuns, plds: PldOfUrl) -> bool:
-    """read_indexed on local copies; the data files are fetched only for an index of the new kind."""
+    """read_indexed on local copies, the index read once; the data files are fetched only for an index of the
+    new kind. False for an index without the classes column."""
     fetched: list[tuple[Path, bool]] = []
 
     def local(key: str) -> Path:
@@ -260,12 +254,14 @@ def _read_new(ref: InputRef, fetch, mode: str, runs: GroupRuns, plds: PldOfUrl) 
         return fetched[-1][0]
 
     try:
-        index = local(ref.pages[0])
-        with gzip.open(index, "rt", encoding="utf-8", newline="") as fh:
-            if index_columns(next(csv.reader(fh), [])) is None:
+        with gzip.open(local(ref.pages[0]), "rt", encoding="utf-8", newline="") as fh:
+            rows = csv.reader(fh)
+            cols = index_columns(next(rows, []))
+            if cols is None:  # an earlier version's index: its class files are read instead
                 return False
-        data = [local(d[1]) if d is not None else None for d in ref.data]
-        return read_indexed(ref, index, data, mode, runs, plds)
+            data = [local(d[1]) if d is not None else None for d in ref.data]
+            read_indexed(ref, rows, cols, data, mode, runs, plds)
+        return True
     except (OSError, EOFError, zstandard.ZstdError, csv.Error, ValueError, UnicodeDecodeError) as exc:
         raise InputFileError(f"{ref.pages[0]} and its data files: cannot read: {reason(exc)}") from None
     finally:

@@ -541,6 +541,9 @@ def test_a_stack_in_a_failed_state_is_explained(monkeypatch, capsys, status, say
 
     stub = StubCfn(status)
     monkeypatch.setattr(fleet_mod, "fleet_client", lambda service, region: stub)
+    for key, value in fleet_env("http://127.0.0.1:9").items():  # a region and credentials: checked first
+        if key.startswith("AWS_"):
+            monkeypatch.setenv(key, value)
     assert cli.main(["fleet", "up", "--stack", "qf"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and status in err and says in err, err
@@ -651,7 +654,8 @@ def test_no_region_is_one_line_before_any_work_on_every_aws_command(tmp_path, ar
     missing credentials). Now one line naming what is missing and how to set it, exit 2, nothing sent (the
     endpoint does not listen)."""
     env = fleet_env("http://127.0.0.1:9")
-    for key in ("AWS_REGION", "AWS_DEFAULT_REGION", *(() if credentials else ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"))):
+    gone = ("AWS_REGION", "AWS_DEFAULT_REGION") + (() if credentials else ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"))
+    for key in gone:
         env.pop(key, None)
     env.update(AWS_CONFIG_FILE=str(tmp_path / "none"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
     res = subprocess.run([sys.executable, "-m", "quadfleet.cli", *argv, "--endpoint-url", "http://127.0.0.1:9"],
