@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""How long and how much memory does ``quadfleet subsets`` take, and does memory grow with the inputs?
+"""How long and how much memory do ``quadfleet subsets`` and ``quadfleet tables`` take, and does memory grow
+with the inputs?
 
 Writes ``max(--inputs)`` synthetic inputs once, as the worker writes them (each input's page index
 ``pages/<id>.csv.gz``, with the pages' classes, and its JSON-LD and microdata data files
 ``data/<format>/<id>.nq.gz``, gzip level 3), then, for each count in ``--inputs`` (default 1,000, 3,000 and
-10,000), commits that many (``done/<id>``; the folders share one ``pages/`` and ``data/``) and runs ``quadfleet subsets`` on them in a fresh process, printing the seconds, the CPU
+10,000), commits that many (``done/<id>``; the folders share one ``pages/`` and ``data/``) and runs
+``quadfleet subsets`` and ``quadfleet tables`` (``--command``) on them in a fresh process, printing the
+seconds, the CPU
 seconds (of the command and its pool processes: what other work on the machine does not change), and the
 peak resident memory: of the largest single process (its ``VmHWM``) and of the whole process tree at once
 (``/proc`` sampled every 20 ms). The memory budget is the same for every count; the inputs and quads grow
@@ -16,14 +19,19 @@ The synthetic inputs are shaped like a crawl's, scaled down:
   (``../shared/corpus``: real-pages and the Common Crawl captures; without the corpus, the bundled sample
   pages), each page written under a new URL (every occurrence of its URL, graph and subject IRIs, replaced)
   and its first typed entity made one of the page's class, so that the page belongs in that subset (the
-  page index lists that class);
+  page index lists it, with every other configured class the page's entities belong to, as the worker
+  records them: with the default 50 classes a page is in several);
 - pages per input are log-normal (median ``--pages``: a few inputs hold many), each page's class is drawn
   with skewed weights (Product the most, as in Web Data Commons' subsets), and its site from a Zipf
   distribution (exponent 1.0) over ``30 × max(--inputs)`` pay-level domains, with subdomains (``www.``,
   ``shop.``...) and multi-label suffixes, so a few sites hold many pages of many inputs and most sites one.
 
+Both commands read the same inputs, so they are compared per *input* quad (the microdata and JSON-LD lines
+of the committed inputs): the tables' grouping should take no more CPU per input quad than the subsets'.
+
 Run: ``python bench/bench_subsets.py [--inputs 1000,3000,10000] [--pages 12] [--processes 2] [--memory-mb 64]
-[--workdir DIR] [--json FILE]``; ``--smoke`` is a few seconds (40 and 200 inputs, 1 MB budget).
+[--command subsets|tables|both] [--workdir DIR] [--json FILE]``; ``--smoke`` is a few seconds (40 and 200
+inputs, 1 MB budget).
 """
 from __future__ import annotations
 
@@ -50,6 +58,7 @@ CLASS_WEIGHTS = {"Product": 40, "Organization": 14, "Person": 10, "LocalBusiness
                  "JobPosting": 3, "Place": 3, "Hotel": 2, "Movie": 1}
 SUFFIXES = ("com", "de", "co.uk", "org", "net", "com.au", "fr", "com.br", "jp", "ru", "nl", "it")
 SUBDOMAINS = ("www.", "www.", "", "shop.", "m.", "blog.")
+TYPE_OF = re.compile(r"\S+ <http://www\.w3\.org/1999/02/22-rdf-syntax-ns#type> <([^>]*)> ")
 TYPED = re.compile(r"\S+ <http://www\.w3\.org/1999/02/22-rdf-syntax-ns#type> (<https?://schema\.org/)[^>]*> ")
 FORMATS = ("html-embedded-jsonld", "html-microdata")  # the formats the class datasets are cut out of
 SMOKE = {"inputs": "40,200", "pages": 4.0, "memory_mb": 1.0, "processes": 1}
@@ -110,18 +119,24 @@ class Zipf:
 def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
     """The page indexes and data files of ``inputs`` inputs under ``root``; the totals written."""
     sys.path.insert(0, str(REPO))
+    from quadfleet.worker.config import load_config
     from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS
+    from quadfleet.worker.rdf.schemaorg import class_map
+
+    cmap = class_map(load_config(None).subset_classes)  # what the worker records: every configured class
 
     tpl, source = templates(Path(os.environ.get("QUADFLEET_CORPUS", REPO.parent / "shared" / "corpus")))
     rng = random.Random(seed)
     sites = Zipf(30 * inputs)
     classes, weights = list(CLASS_WEIGHTS), list(CLASS_WEIGHTS.values())
-    totals = {"files": 0, "quads": 0, "bytes": 0, "pages": 0, "templates": len(tpl), "lines_from": source}
+    totals = {"files": 0, "quads": 0, "bytes": 0, "pages": 0, "templates": len(tpl), "lines_from": source,
+              "input_quads": []}
     for folder in ("pages", *(f"data/{f}" for f in FORMATS)):
         (root / folder).mkdir(parents=True, exist_ok=True)
     for i in range(inputs):
         iid = f"input-{i:06d}"
         data: dict[str, list[str]] = {f: [] for f in FORMATS}
+        before = totals["quads"]
         index = io.StringIO(newline="")
         rows = csv.writer(index, lineterminator="\n")
         rows.writerow(PAGE_INDEX_COLUMNS + FORMATS + ("classes",))
@@ -135,12 +150,17 @@ def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
             # the page's first typed entity becomes one of the class, so that the page belongs in its subset
             m = TYPED.match(copy[typed])
             copy[typed] = f"{copy[typed][:m.end(1)]}{cls}> {copy[typed][m.end(0):]}"
+            members = set()
+            for line in copy:
+                m = TYPE_OF.match(line)
+                if m:
+                    members.update(cmap.get(m.group(1), ()))
             counts = {f: 0 for f in FORMATS}
             for fmt, line in zip(fmts, copy):
                 data[fmt].append(line)
                 counts[fmt] += 1
             rows.writerow([new, "bench", "", "", "", " ".join(FORMATS), " ".join(f for f in FORMATS if counts[f]),
-                           len(copy), *(counts[f] for f in FORMATS), cls])
+                           len(copy), *(counts[f] for f in FORMATS), " ".join(sorted(members))])
             totals["pages"] += 1
             totals["quads"] += len(copy)
         for fmt, lines in data.items():
@@ -149,6 +169,7 @@ def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
                 (root / "data" / fmt / f"{iid}.nq.gz").write_bytes(blob)
                 totals["files"] += 1
                 totals["bytes"] += len(blob)
+        totals["input_quads"].append(totals["quads"] - before)
         blob = gzip.compress(index.getvalue().encode(), compresslevel=3, mtime=0)
         (root / "pages" / f"{iid}.csv.gz").write_bytes(blob)
         totals["files"] += 1
@@ -202,11 +223,12 @@ def _memory(pid: int) -> tuple[int, int]:
     return rss, hwm
 
 
-def measure(out: Path, dest: Path, args) -> dict:
-    """``quadfleet subsets OUT --out DEST`` in a fresh process: seconds, peak RSS (largest process, tree)."""
+def measure(out: Path, dest: Path, args, command: str, input_quads: int) -> dict:
+    """``quadfleet COMMAND OUT --out DEST`` in a fresh process: seconds, CPU, peak RSS (largest process,
+    tree)."""
     if dest.exists():
         shutil.rmtree(dest)
-    cmd = [sys.executable, "-m", "quadfleet.cli", "subsets", str(out), "--out", str(dest), "--quiet",
+    cmd = [sys.executable, "-m", "quadfleet.cli", command, str(out), "--out", str(dest), "--quiet",
            "--processes", str(args.processes), "--memory-mb", str(args.memory_mb)]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
@@ -229,12 +251,15 @@ def measure(out: Path, dest: Path, args) -> dict:
     stop.set()
     sampler.join()
     if proc.returncode != 0:
-        raise SystemExit(f"bench_subsets: quadfleet subsets failed ({proc.returncode}):\n{err}")
+        raise SystemExit(f"bench_subsets: quadfleet {command} failed ({proc.returncode}):\n{err}")
     top = json.loads((dest / "summary.json").read_text())
     runs = sum(json.loads((dest / c / "summary.json").read_text())["merge"]["runs"] for c in top["classes"])
-    quads = top["totals"]["quads"]
-    return {"inputs": top["inputs"], "classes": len(top["classes"]), "quads": quads,
-            "pages": top["totals"]["pages"], "parts": top["totals"]["parts"], "runs": runs,
+    quads = top["totals"].get("quads", 0)  # of the class datasets (subsets)
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"command": command, "inputs": top["inputs"], "classes": len(top["classes"]), "quads": quads,
+            "rows": top["totals"].get("rows", 0), "input_quads": input_quads,
+            "input_quads_per_cpu_s": round(input_quads / max(cpu, 1e-3)),
+            "pages": top["totals"].get("pages", 0), "parts": top["totals"]["parts"], "runs": runs,
             "seconds": round(seconds, 2), "quads_per_s": round(quads / seconds),
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
             "quads_per_cpu_s": round(quads / max(usage.ru_utime + usage.ru_stime, 1e-3)),
@@ -250,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--memory-mb", type=float, default=64.0, help="the merge's budget per process (default 64)")
     ap.add_argument("--workdir", help="keep the inputs here (reused when already written for the same options)")
+    ap.add_argument("--command", choices=("subsets", "tables", "both"), default="both",
+                    help="which merge to measure (default both)")
     ap.add_argument("--json", help="write the figures to this file")
     ap.add_argument("--smoke", action="store_true", help="a few seconds: 40 and 200 inputs, a 1 MB budget")
     args = ap.parse_args(argv)
@@ -260,9 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-subsets-"))
     shared = work / "shared"
     note = shared / "generated.json"
-    wanted = {"inputs": counts[-1], "pages": args.pages}
+    wanted = {"inputs": counts[-1], "pages": args.pages, "index": 2}  # 2: every class of the page's entities
     try:
-        if note.exists() and json.loads(note.read_text())["options"] == wanted:
+        if note.exists() and json.loads(note.read_text())["options"] == wanted \
+                and "input_quads" in json.loads(note.read_text()):
             gen = json.loads(note.read_text())
         else:
             shutil.rmtree(shared, ignore_errors=True)
@@ -274,23 +302,35 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{counts[-1]:,} synthetic inputs: {gen['files']:,} page indexes and data files, {gen['pages']:,} pages, "
               f"{gen['quads']:,} quads, {gen['bytes'] / 1e6:,.1f} MB gzipped; lines from {gen['lines_from']} "
               f"({gen['templates']} pages)")
-        rows = [measure(commit(work, shared, n), work / f"merged-{n}", args) for n in counts]
+        commands = ("subsets", "tables") if args.command == "both" else (args.command,)
+        rows = [measure(commit(work, shared, n), work / f"{command}-{n}", args, command, sum(gen["input_quads"][:n]))
+                for command in commands for n in counts]
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"quadfleet subsets, {args.processes} process(es), --memory-mb {args.memory_mb:g}:")
-    print(f"{'inputs':>8} {'quads':>12} {'runs':>6} {'parts':>6} {'seconds':>8} {'quads/s':>10} {'CPU s':>8} "
-          f"{'quads/CPU s':>12} {'peak RSS, largest process':>26} {'peak RSS, all processes':>24}")
+    print(f"{args.processes} process(es), --memory-mb {args.memory_mb:g}:")
+    print(f"{'command':>8} {'inputs':>8} {'input quads':>12} {'out quads':>11} {'rows':>9} {'runs':>6} {'parts':>6} "
+          f"{'seconds':>8} {'CPU s':>8} {'in quads/CPU s':>15} {'peak RSS, largest':>18} {'all processes':>14}")
     for r in rows:
-        print(f"{r['inputs']:>8,} {r['quads']:>12,} {r['runs']:>6,} {r['parts']:>6,} {r['seconds']:>8.1f} "
-              f"{r['quads_per_s']:>10,} {r['cpu_s']:>8.1f} {r['quads_per_cpu_s']:>12,} "
-              f"{r['peak_rss_process_mb']:>23,.1f} MB {r['peak_rss_tree_mb']:>21,.1f} MB")
+        print(f"{r['command']:>8} {r['inputs']:>8,} {r['input_quads']:>12,} {r['quads']:>11,} {r['rows']:>9,} "
+              f"{r['runs']:>6,} {r['parts']:>6,} {r['seconds']:>8.1f} {r['cpu_s']:>8.1f} "
+              f"{r['input_quads_per_cpu_s']:>15,} {r['peak_rss_process_mb']:>15,.1f} MB "
+              f"{r['peak_rss_tree_mb']:>11,.1f} MB")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s) (other work slows the "
           "seconds; CPU seconds and memory hold)")
-    first, last = rows[0], rows[-1]  # the same budget: memory should not follow the inputs
-    print(f"{last['inputs'] / first['inputs']:.0f}x the inputs, {last['quads'] / max(first['quads'], 1):.1f}x the "
-          f"quads: peak RSS of the largest process x{last['peak_rss_process_mb'] / first['peak_rss_process_mb']:.2f}, "
-          f"of all processes x{last['peak_rss_tree_mb'] / max(first['peak_rss_tree_mb'], 1):.2f}")
+    for command in commands:  # the same budget: memory should not follow the inputs
+        mine = [r for r in rows if r["command"] == command]
+        first, last = mine[0], mine[-1]
+        print(f"{command}: {last['inputs'] / first['inputs']:.0f}x the inputs, {last['input_quads'] / max(first['input_quads'], 1):.1f}x "
+              f"the input quads: peak RSS of the largest process "
+              f"x{last['peak_rss_process_mb'] / first['peak_rss_process_mb']:.2f}, of all processes "
+              f"x{last['peak_rss_tree_mb'] / max(first['peak_rss_tree_mb'], 1):.2f}")
+    if len(commands) == 2:
+        for n in counts:
+            sub, tab = (next(r for r in rows if r["command"] == c and r["inputs"] == n) for c in commands)
+            print(f"{n:,} inputs: tables take {tab['cpu_s'] / max(sub['cpu_s'], 1e-3):.2f}x the subsets' CPU "
+                  f"seconds for the same input quads ({tab['input_quads_per_cpu_s']:,} vs "
+                  f"{sub['input_quads_per_cpu_s']:,} input quads per CPU second)")
     if args.json:
         Path(args.json).write_text(json.dumps({"generated": gen, "runs": rows, "processes": args.processes,
                                                "memory_mb": args.memory_mb}, indent=1))

@@ -9,9 +9,9 @@ changed, and redoes it otherwise.
   run killed at any point leaves either the old class, the new one, or none (then the next run makes it),
   never a mixture; what it left in ``.tmp`` is removed by the next run (:mod:`quadfleet.worker.output.scratch`).
 - S3: objects cannot be renamed, so the class's ``summary.json`` is deleted before anything else, parts are
-  uploaded as they are finished (local disk holds one part at a time), then ``lookup.csv``, ``sites.csv``
-  and ``sample.nq``, then ``summary.json``; objects an older version had and this one has not (a part
-  number past the new count) are deleted last. A run killed half-way leaves no ``summary.json``: the
+  uploaded as they are finished (local disk holds one part at a time), then every other file the class
+  wrote (``lookup.csv``, ``sites.csv``, ``sample.nq``; a table corpus's own), then ``summary.json``;
+  objects an older version had and this one has not (a part number past the new count) are deleted last. A run killed half-way leaves no ``summary.json``: the
   class is redone by the next run.
 """
 from __future__ import annotations
@@ -26,7 +26,6 @@ from pathlib import Path
 
 SUMMARY = "summary.json"
 CLASS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")  # a schema.org local name; nothing path-like
-TABLES = ("lookup.csv", "sites.csv", "sample.nq")
 
 
 def summary_bytes(doc: dict) -> bytes:
@@ -71,7 +70,7 @@ class LocalDest:
         build.mkdir(parents=True)
         return build
 
-    def part_done(self, cls: str, path: Path) -> None:
+    def part_done(self, cls: str, path: Path, name: str | None = None) -> None:
         """Parts stay in the build folder until the class is renamed into place."""
 
     def finish(self, cls: str, build: Path, summary: dict) -> None:
@@ -104,6 +103,7 @@ class S3Dest:
 
         self.build_base = Path(build_base) if build_base is not None else None
         self.store = S3Store(url, scratch=self.build_base or tempfile.gettempdir())  # never made by S3Store
+        self._uploaded: dict[str, set[str]] = {}   # class -> keys uploaded before its finish
 
     def read_summary(self, cls: str) -> dict | None:
         try:
@@ -126,14 +126,19 @@ class S3Dest:
         build.mkdir(parents=True)
         return build
 
-    def part_done(self, cls: str, path: Path) -> None:
-        self.store.put_file(f"{cls}/{path.name}", str(path))  # removes the local file
+    def part_done(self, cls: str, path: Path, name: str | None = None) -> None:
+        """Upload a finished file now (``name``: its key under the class, default its file name)."""
+        key = f"{cls}/{name or path.name}"
+        self.store.put_file(key, str(path))  # removes the local file
+        self._uploaded.setdefault(cls, set()).add(key)
 
     def finish(self, cls: str, build: Path, summary: dict) -> None:
         keep = {f"{cls}/{SUMMARY}"} | {f"{cls}/{p['file']}" for p in summary["part_files"]}
-        for name in TABLES:
-            self.store.put_file(f"{cls}/{name}", str(build / name))
-            keep.add(f"{cls}/{name}")
+        keep |= self._uploaded.pop(cls, set())
+        for path in sorted(p for p in build.rglob("*") if p.is_file()):
+            key = f"{cls}/{path.relative_to(build).as_posix()}"
+            self.store.put_file(key, str(path))
+            keep.add(key)
         self.store.put_bytes(f"{cls}/{SUMMARY}", summary_bytes(summary))
         for key in self.store.list(f"{cls}/"):
             if key not in keep:

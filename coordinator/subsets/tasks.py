@@ -36,11 +36,12 @@ def init_pool(progress_queue, lock_path: str, build_lock: str) -> None:
         hold(build_lock)
 
 
-def _report(kind: str):
-    def report(n: int) -> None:
+def report(kind: str):
+    """A progress callback: ``n`` more of ``kind`` (bytes read, records merged) to the run's display."""
+    def put(n: int) -> None:
         if _progress is not None:
             _progress.put((kind, n))
-    return report
+    return put
 
 
 def task_runs(out: str, group: list[InputRef], spill_dir: str, budget: int, prefix: str, mode: str,
@@ -49,6 +50,17 @@ def task_runs(out: str, group: list[InputRef], spill_dir: str, budget: int, pref
     and deleted once read), the classes in ``skip`` left out: {runs, quads, bad_lines, inputs} (each by
     class) or {error}."""
     spill = Path(spill_dir)
+    try:
+        return make_runs(group, fetcher(out, spill), spill, budget, prefix, mode, skip, report("read"))
+    except (InputFileError, QuadfleetError) as exc:
+        return {"error": str(exc)}
+    except OSError as exc:
+        return {"error": f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")}
+
+
+def fetcher(out: str, spill: Path):
+    """``fetch(key)`` for the inputs under ``out``: a local path, and whether it is a temporary copy (an S3
+    object downloaded into ``spill``) to delete once read."""
     if out.startswith("s3://"):
         from ...worker.aws import retried
         from ...worker.output.s3 import S3Store
@@ -63,24 +75,25 @@ def task_runs(out: str, group: list[InputRef], spill_dir: str, budget: int, pref
     else:
         def fetch(key: str) -> tuple[Path, bool]:
             return Path(out) / key, False
-    try:
-        return make_runs(group, fetch, spill, budget, prefix, mode, skip, _report("read"))
-    except (InputFileError, QuadfleetError) as exc:
-        return {"error": str(exc)}
-    except OSError as exc:
-        return {"error": f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")}
+    return fetch
 
 
 def task_merge(cls: str, runs: list[str], spill_dir: str, dest: str, build_base: str, opts: MergeOptions,
                extra: dict) -> dict:
     """A class's runs (deleted, whatever happens) merged and published to ``dest``: its summary (with
     ``extra``: fingerprint, inputs, how its runs were made) or {error}."""
+    return publish(cls, runs, dest, build_base, extra, lambda build, on_file, progress: merge_class(
+        cls, [Path(r) for r in runs], Path(spill_dir), build, opts, on_part=on_file, progress=progress))
+
+
+def publish(cls: str, runs: list[str], dest: str, build_base: str, extra: dict, make) -> dict:
+    """Build class ``cls`` with ``make(build_dir, on_file, progress)`` (its summary) and publish it to
+    ``dest`` whole; its runs deleted whatever happens. The summary, with ``extra``, or {error}."""
     try:
         dest_store = open_dest(dest, build_base)
         build = dest_store.begin(cls)
         try:
-            summary = merge_class(cls, [Path(r) for r in runs], Path(spill_dir), build, opts,
-                                  on_part=lambda p: dest_store.part_done(cls, p), progress=_report("merged"))
+            summary = make(build, lambda path, name=None: dest_store.part_done(cls, path, name), report("merged"))
             how = {**extra.get("merge", {}), **summary.pop("merge")}
             summary.update({k: v for k, v in extra.items() if k != "merge"}, merge=how)
             dest_store.finish(cls, build, summary)

@@ -275,6 +275,38 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(ss)
     ss.set_defaults(func=commands.cmd_subsets)
 
+    tb = add_command(sub, "tables", "make the Schema.org Table Corpus: one table per class and host, with keys",
+                     """Group the schema.org entities of every committed input of OUT (microdata and
+        JSON-LD) into one table per class and host, as Web Data Commons' Schema.org Table Corpus: a row per
+        entity, a column per property, nested nodes as JSON objects, and normalised keys (GTIN, ISBN,
+        MPN+brand, SKU, sameAs, url, ...) with the strongest as entity_key, so the same entity groups across
+        pages, formats and sites. Parquet parts sorted by host with a lookup of host to part, optionally
+        one gzipped JSON-lines file per table, and a profile per class (summary.json). The classes are
+        [subsets] classes of the run's configuration (or --config).""", [
+        "quadfleet tables out/",
+        "quadfleet tables out/ --format json --min-rows 3",
+        "quadfleet tables s3://my-results/cc-2024-22 --out s3://my-tables/cc-2024-22 --processes 16"])
+    tb.add_argument("out_dir", metavar="OUT", help="the run's output directory or s3://BUCKET/PREFIX")
+    tb.add_argument("--out", dest="dest", metavar="DEST",
+                    help="where the tables go, a directory or s3://BUCKET/PREFIX (default OUT/tables-merged)")
+    tb.add_argument("--format", choices=("parquet", "json"), default="parquet",
+                    help="parquet: Parquet parts only (default); json: also json/<host>.json.gz per table")
+    tb.add_argument("--min-rows", type=int, default=1, help="leave out tables with fewer rows (default 1)")
+    tb.add_argument("--chunk-mb", type=float, default=100.0,
+                    help="close a part at the first host boundary past this many MB of Parquet (default 100)")
+    tb.add_argument("--config", metavar="FILE",
+                    help="a TOML file whose [subsets] classes to make tables of (default: the run's own)")
+    tb.add_argument("--memory-mb", type=float, default=256.0,
+                    help="rows a process holds before it spills a sorted run to disk (default 256)")
+    tb.add_argument("--fan-in", type=int, default=64, help="sorted runs merged at once (default 64)")
+    tb.add_argument("--tmp", metavar="DIR", help="where sorted runs are spilled (default: DEST/.tmp, or the "
+                                                 "system's temporary folder for an s3:// DEST)")
+    tb.add_argument("--processes", type=int, default=os.cpu_count() or 1,
+                    help="processes reading inputs and making classes (default: one per CPU)")
+    tb.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_aws_arguments(tb)
+    tb.set_defaults(func=commands.cmd_tables)
+
     sm = add_command(sub, "sample", "build the bundled sample archive and extract it (a first try)", """Build
         the bundled sample archive (a gzip-per-record WARC of the pages in quadfleet/sample/) under
         OUT/input/, extract it into OUT and print the summary table.""", [

@@ -1,0 +1,277 @@
+"""The pool that runs a merge's tasks (``quadfleet subsets``, ``quadfleet tables``): every group of inputs
+read into sorted runs per class, then each class found merged, largest first, at most ``processes`` tasks in
+flight, with one progress display.
+
+What differs between the two commands is the :class:`Job`: which task functions run, with which
+arguments, and what a finished class prints. Tasks return plain dicts (``{"error": one line}`` on failure):
+a runs task ``{runs, quads, bad_lines, inputs}`` per class (and ``columns`` for tables), a merge task the
+class's summary.
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import signal
+import tempfile
+import threading
+import multiprocessing as mp
+import queue
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ...worker.output.layout import SCRATCH_DIR
+from ...worker.output.scratch import RunScratch
+from ..screen import plural
+from .merge import discard_runs
+from .tasks import DIED, call, init_pool, outcome, set_progress
+
+
+@dataclass
+class ClassWork:
+    """One class between its runs tasks and its merge: runs, records (quads or rows), inputs, columns."""
+
+    name: str
+    runs: list[str] = field(default_factory=list)
+    quads: int = 0
+    bad_lines: int = 0
+    inputs: int = 0
+    columns: set = field(default_factory=set)
+
+
+@dataclass
+class Job:
+    """What one command's tasks are: ``runs_args(i, group)`` and ``merge_args(cls, extra)`` give the
+    arguments of ``runs_fn`` and ``merge_fn``; ``describe(summary)`` the line printed per merged class."""
+
+    label: str
+    runs_fn: Callable
+    runs_args: Callable
+    merge_fn: Callable
+    merge_args: Callable
+    describe: Callable[[dict], str]
+    unit: str = "quads"
+
+
+class Scheduler:
+    """Runs the tasks: every group of inputs read (runs), then each class found merged, largest first, at
+    most ``processes`` in flight."""
+
+    def __init__(self, job: Job, dest, opts, processes, fingerprint, scratch, build_scratch, console, bars,
+                 result):
+        self.job, self.dest, self.opts, self.processes = job, dest, opts, max(1, processes)
+        self.fingerprint, self.console, self.result = fingerprint, console, result
+        self.spill = scratch.path
+        self.build_base = build_scratch.path
+        self.locks = (str(scratch.lock_path), str(build_scratch.lock_path))
+        self.bars = bars
+        self.done_q: queue.Queue = queue.Queue()
+        self.classes: dict[str, ClassWork] = {}
+        self.waiting = 0
+        self.error: str | None = None
+
+    def run(self, groups) -> None:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        ready: collections.deque = collections.deque()
+        count = total = 0
+        for i, group in enumerate(groups):
+            ready.append(("runs", None, self.job.runs_args(i, group, str(self.spill))))
+            count += len(group)
+            total += sum(ref.bytes for ref in group)
+        self.waiting = len(ready)
+        if not ready:
+            return
+        self.started = time.monotonic()
+        self.console.print(f"reading {plural(count, 'input')}, {total / 1e6:,.1f} MB, for every class, into "
+                           f"{self.dest} ({plural(self.processes, 'process', 'processes')}, "
+                           f"{self.opts.memory_bytes / 2**20:,.4g} MB each for "
+                           "sorting)", markup=False, highlight=False, soft_wrap=True)
+        progress = Progress(TextColumn(f"[bold]{self.job.label}"), TextColumn("{task.description:<24}"), BarColumn(),
+                            TextColumn("{task.fields[what]}"), TimeElapsedColumn(), console=self.console,
+                            disable=not self.bars)
+        self.p = progress
+        self.counts = {"read": 0, "merged": 0}
+        self.read_total, self.merge_total = total, 0
+        self.read_task = progress.add_task("read and sorted", total=total, what="")
+        self.merge_task = progress.add_task("merged 0 classes", total=0, visible=False, what="")
+        ctx = mp.get_context("spawn")
+        pq = ctx.Queue() if self.processes > 1 else None
+        pool = (ProcessPoolExecutor(self.processes, mp_context=ctx, initializer=init_pool,
+                                    initargs=(pq, *self.locks)) if pq else None)
+        inline_q = queue.SimpleQueue()
+        if pool is None:
+            set_progress(inline_q)
+        inflight = 0
+        try:
+            with progress:
+                while ready or inflight:
+                    while ready and inflight < self.processes:
+                        kind, c, args = ready.popleft()
+                        self._submit(pool, kind, c, args)
+                        inflight += 1
+                        if pool is None:
+                            self._drain(inline_q)
+                    if not inflight:
+                        continue
+                    kind, c, res = self._next(pq or inline_q)
+                    inflight -= 1
+                    ready.extend(self._finished(kind, c, res))
+        finally:
+            set_progress(None)
+            if pool is not None:
+                stop_pool(pool)
+            for c in self.classes.values():  # after Ctrl-C or a failed read: runs no merge took
+                discard_runs(c.runs)
+
+    def _submit(self, pool, kind: str, c, args) -> None:
+        fn = self.job.runs_fn if kind == "runs" else self.job.merge_fn
+        if pool is None:
+            self.done_q.put((kind, c, call(fn, args)))
+            return
+        try:
+            future = pool.submit(call, fn, args)
+        except BrokenProcessPool:
+            self.done_q.put((kind, c, {"error": DIED}))
+            return
+        future.add_done_callback(lambda f: self.done_q.put((kind, c, outcome(f))))
+
+    def _next(self, pq):
+        while True:
+            self._drain(pq)
+            try:
+                return self.done_q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+
+    def _drain(self, pq) -> None:
+        while True:
+            try:
+                kind, n = pq.get_nowait()
+            except (queue.Empty, AttributeError):
+                return
+            self.counts[kind] += n
+            if kind == "read":
+                self.p.update(self.read_task, advance=n,
+                              what=f"{self.counts['read'] / 1e6:,.0f}/{self.read_total / 1e6:,.0f} MB")
+            else:
+                self.p.update(self.merge_task, advance=n,
+                              what=f"{self.counts['merged']:,}/{self.merge_total:,} {self.job.unit}")
+
+    def _finished(self, kind: str, c, res: dict) -> list:
+        """Account for a finished task; the merge tasks, once the last runs task is in."""
+        if kind == "runs":
+            self.waiting -= 1
+            if "error" in res:
+                self.error = self.error or res["error"]
+            else:
+                for name, runs in res["runs"].items():
+                    got = self.classes.get(name) or self.classes.setdefault(name, ClassWork(name))
+                    got.runs += runs
+                    got.quads += res["quads"].get(name, 0)
+                    got.bad_lines += res["bad_lines"].get(name, 0)
+                    got.inputs += res["inputs"].get(name, 0)
+                    got.columns.update(res.get("columns", {}).get(name, ()))
+            if self.waiting:
+                return []
+            if self.error is not None:  # any input may hold any class: none can be made without it
+                for cl in self.classes.values():
+                    discard_runs(cl.runs)
+                    cl.runs = []
+                self._failed("every class", self.error)
+                return []
+            todo = sorted(self.classes.values(), key=lambda cl: (-cl.quads, cl.name))
+            self.todo = len(todo)
+            self.merge_total = sum(cl.quads for cl in todo)
+            self.p.update(self.merge_task, total=self.merge_total, visible=True)
+            follow = []
+            for cl in todo:
+                extra = {"fingerprint": self.fingerprint, "inputs": cl.inputs, "bad_lines": cl.bad_lines,
+                         "settings": self.opts.identity(),
+                         "merge": {"runs": len(cl.runs), "memory_mb": round(self.opts.memory_bytes / 2**20, 3),
+                                   "fan_in": self.opts.fan_in,
+                                   "run_seconds": round(time.monotonic() - self.started, 3)}}
+                follow.append(("merge", cl, self.job.merge_args(cl, str(self.spill), str(self.build_base),
+                                                                extra)))
+                cl.runs = []  # the merge task owns (and deletes) them now
+            return follow
+        if "error" in res:
+            self._failed(c.name, res["error"])
+            return []
+        self.result.merged.append(res)
+        self.p.update(self.merge_task,
+                      description=f"merged {len(self.result.merged)}/{plural(self.todo, 'class', 'classes')}")
+        self.p.console.print(f"{c.name}: {self.job.describe(res)} ({time.monotonic() - self.started:.1f} s)",
+                             markup=False, highlight=False, soft_wrap=True)
+        return []
+
+    def _failed(self, name: str, error: str) -> None:
+        self.result.failed.append((name, error))
+        self.p.console.print(f"quadfleet: {self.job.label}: {name}: {error}", markup=False, highlight=False, soft_wrap=True)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """End the pool now: queued tasks cancelled, running ones stopped (after Ctrl-C or a finished run)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(10)
+
+
+def scratch_base(dest: str, tmp: str | None) -> Path:
+    """Where a run's sorted runs are spilled: ``--tmp``, else beside a local DEST, else the system's
+    temporary folder."""
+    if tmp:
+        return Path(tmp)
+    if dest.startswith("s3://"):
+        return Path(tempfile.gettempdir()) / f"quadfleet-subsets-{getattr(os, 'getuid', lambda: 'user')()}"
+    return Path(dest) / SCRATCH_DIR
+
+
+def run_job(job: Job, dest: str, opts, processes: int, fingerprint: str, groups, tmp: str | None, console,
+            bars: bool, result) -> None:
+    """Run ``job``'s tasks over ``groups`` of inputs in this run's scratch (removed at the end, on Ctrl-C
+    or SIGTERM, or by the next run after a kill)."""
+    with term_interrupts(), RunScratch(scratch_base(dest, tmp)) as scratch:
+        build = scratch_base(dest, None) if not dest.startswith("s3://") and tmp else None
+        with (RunScratch(build) if build else Held(scratch)) as build_scratch:
+            Scheduler(job, dest, opts, processes, fingerprint, scratch, build_scratch, console, bars,
+                      result).run(groups)
+
+
+@contextlib.contextmanager
+def term_interrupts():
+    """SIGTERM raises KeyboardInterrupt, as SIGINT does, so that the run removes its scratch (as
+    ``coordinator.local`` does; not imported from there, which would load every extractor)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class Held:
+    """A context manager giving back a scratch already held."""
+
+    def __init__(self, scratch):
+        self.scratch = scratch
+
+    def __enter__(self):
+        return self.scratch
+
+    def __exit__(self, *exc):
+        return None

@@ -1,0 +1,1 @@
+"""quadfleet tables: the Schema.org Table Corpus, one table per class and host, with keys for matching."""

@@ -1,0 +1,154 @@
+"""``quadfleet tables OUT [--out DEST]``: the Schema.org Table Corpus of a run, one table per class and host.
+
+The same machinery as ``quadfleet subsets`` (:mod:`quadfleet.coordinator.subsets.schedule`): tasks that
+read groups of inputs into sorted runs per class under ``--memory-mb`` (:mod:`.runs`), then one merge per
+class (:mod:`.write`), ``--processes`` at a time; resumable in the same way (a class whose
+``DEST/<Class>/summary.json`` carries the fingerprint of the current inputs and settings is skipped; when
+``DEST/summary.json`` says every class is, nothing is read), its scratch removed at the end, on Ctrl-C or
+SIGTERM, or by the next run after a kill.
+
+What it reads: only the committed inputs' JSON-LD and microdata data files (a page's lines are
+consecutive there), so an output of any version makes tables. The classes: ``[subsets] classes`` of the
+run's own configuration (its ``manifest.json``), or of ``--config``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Iterator
+
+from ...worker.errors import QuadfleetError
+from ..screen import plural
+from ..subsets import run as subsets_run
+from ..subsets.dest import open_dest
+from ..subsets.inputs import InputRef, MergeInputs, list_committed, list_inputs
+from ..subsets.schedule import Job, run_job
+from .tasks import task_table_merge, task_table_runs
+from .write import TableOptions
+
+DEFAULT_DEST = "tables-merged"   # DEST when --out is not given: OUT/tables-merged
+
+
+class TablesError(QuadfleetError):
+    """A bad OUT, DEST or option: one line, exit status 2."""
+
+
+@dataclass
+class TablesResult:
+    dest: str
+    merged: list[dict] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    inputs: int = 0
+    seconds: float = 0.0
+
+
+def default_dest(out: str) -> str:
+    return f"{out.rstrip('/')}/{DEFAULT_DEST}"
+
+
+def check_locations(out: str, dest: str) -> None:
+    subsets_run.check_locations(out, dest, "tables", "data", TablesError)
+
+
+def data_groups(inputs: MergeInputs, target: int) -> Iterator[list[InputRef]]:
+    """Groups of about ``target`` bytes of the inputs' JSON-LD and microdata files, in input id order."""
+    group: list[InputRef] = []
+    held = 0
+    for ref in inputs.refs():
+        if not any(ref.data):
+            continue
+        group.append(InputRef(ref.id, None, ref.data))
+        held += group[-1].bytes
+        if held >= target:
+            yield group
+            group, held = [], 0
+    if group:
+        yield group
+
+
+def fingerprint(inputs: MergeInputs, identity: dict) -> str:
+    """What every class's tables are made of: the data files (names and sizes) and the settings."""
+    h = hashlib.sha256(json.dumps(identity, sort_keys=True).encode())
+    for group in data_groups(inputs, 1 << 62):
+        for ref in group:
+            h.update(f"{ref.id}\t{ref.data}\n".encode())
+    return h.hexdigest()
+
+
+def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp: str | None = None,
+               console=None, show_progress: bool = True) -> TablesResult:
+    """Make the tables of every class in ``opts.classes`` from ``out`` into ``dest`` (a directory or
+    ``s3://BUCKET/PREFIX`` each)."""
+    from rich.console import Console
+
+    from ..report.stats import open_store
+
+    console = console or Console(stderr=True)
+    if not opts.classes:
+        raise TablesError("tables: no class to make tables of: [subsets] classes is empty")
+    check_locations(out, dest)
+    started = time.monotonic()
+    store = open_store(out)
+    committed = list_committed(store)
+    if not committed.ids:
+        raise TablesError(f"tables: {out}: no committed input (no done/<id> markers): nothing to read")
+    result = TablesResult(dest=dest, inputs=len(committed.ids))
+    inputs = list_inputs(store, committed)
+    print_ = lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
+    dest_store = open_dest(dest, None)
+    fp = fingerprint(inputs, opts.identity())
+    done = {name for name in dest_store.class_names()
+            if (dest_store.read_summary(name) or {}).get("fingerprint") == fp}
+    top = dest_store.read_top() or {}
+    empty = set(top.get("empty") or ()) if top.get("fingerprint") == fp else set()
+    wanted = set(opts.classes)
+    result.skipped = sorted(wanted & done)
+    if result.skipped:
+        print_(f"skipping {plural(len(result.skipped), 'class', 'classes')} already made from the same inputs "
+               f"and settings: {', '.join(result.skipped)}")
+    todo = wanted - done - empty
+    if todo:
+        skip = frozenset(wanted - todo)
+        classes = tuple(c for c in opts.classes if c in todo)
+        job = Job("tables", task_table_runs,
+                  lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"t{i}", classes, skip),
+                  task_table_merge,
+                  lambda cl, spill, build, extra: (cl.name, cl.runs, spill, dest, build, opts, sorted(cl.columns),
+                                                   extra),
+                  _describe, unit="rows")
+        run_job(job, dest, opts, processes, fp, data_groups(inputs, opts.memory_bytes), tmp, console,
+                show_progress and console.is_terminal, result)
+        made = {c["class"] for c in result.merged} | {name for name, _ in result.failed}
+        empty = (empty | (todo - made)) if not result.failed else empty
+    else:
+        empty &= wanted
+    names = sorted(set(result.skipped) | {c["class"] for c in result.merged})
+    _write_top(dest_store, out, dest, result, names, sorted(empty & wanted), fp)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _describe(res: dict) -> str:
+    return (f"{plural(res['tables'], 'table')}, {plural(res['rows'], 'row')} "
+            f"({res['rows_with_entity_key']:,} with an entity key, "
+            f"{plural(res['duplicate_groups'], 'duplicate group')}) → {plural(res['parts'], 'part')}, "
+            f"{res['bytes'] / 1e6:,.1f} MB")
+
+
+def _write_top(dest_store, out: str, dest: str, result: TablesResult, names: list[str], empty: list[str],
+               fp: str) -> None:
+    """``DEST/summary.json``: every class made (with totals), the classes without a row, the failed ones."""
+    classes = {}
+    for name in names:
+        doc = dest_store.read_summary(name)
+        if doc is not None:
+            classes[name] = {k: doc.get(k) for k in ("tables", "rows", "rows_with_entity_key", "duplicate_groups",
+                                                     "cross_host_groups", "parts", "bytes", "inputs")}
+    totals = {k: sum(c[k] or 0 for c in classes.values()) for k in ("tables", "rows", "parts", "bytes")}
+    dest_store.write_top({"source": out, "dest": dest, "inputs": result.inputs, "fingerprint": fp,
+                          "classes": classes, "empty": empty, "totals": totals, "failed": dict(result.failed),
+                          "created": datetime.now(timezone.utc).isoformat(timespec="seconds")})

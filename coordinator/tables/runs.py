@@ -1,0 +1,152 @@
+"""The table corpus's first step: a group of committed inputs read and every class's rows spilled as sorted runs.
+
+Each input's JSON-LD and microdata data files are read line by line; a page is a run of lines with the same
+graph (the page URL), cut into rows by :func:`.rows.page_rows`. A row becomes one record per class it
+belongs to, ``host \\t row_id \\t JSON``: compared as bytes, records order by host, then row id, which is
+the order of the published tables (a host never holds a tab; the JSON escapes every control character).
+The spilling, sorting and merging are the subsets' own (:class:`~quadfleet.coordinator.subsets.extsort.ClassSpiller`),
+under the same memory budget.
+
+Per class the task also reports the property columns its rows use (the published schema is their union)
+and how many rows and input quads it saw.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Callable
+from urllib.parse import urlsplit
+
+import zstandard
+
+from ...worker.pipeline.domains import PldCache
+from ...worker.rdf.schemaorg import class_map
+from ..subsets.extsort import ClassSpiller
+from ..subsets.inputs import InputRef
+from ..subsets.runs import InputFileError, open_input, reason
+from .rows import Row, page_rows
+
+
+def encode_record(host: str, row: Row) -> bytes:
+    """``host \t row_id \t fixed JSON \t cells``, the cells ``name \x1f JSON`` joined by ``\x1e``: JSON text
+    holds no raw tab or control character, so the separators are unambiguous. A lone surrogate (a JSON
+    ``\\ud800`` escape on a page) is written back as that escape, which JSON reads again."""
+    cells = "\x1e".join(f"{name}\x1f{text}" for name, text in row.cells)
+    return f"{host}\t{row.row_id}\t{row.fixed}\t{cells}\n".encode("utf-8", "backslashreplace")
+
+
+def decode_record(rec: bytes) -> tuple[str, str, str, list[tuple[str, str]]]:
+    """(host, row id, fixed JSON, cells) of a record made by :func:`encode_record`."""
+    host, rid, fixed, cells = rec.decode("utf-8").rstrip("\n").split("\t", 3)
+    return host, rid, fixed, [tuple(c.split("\x1f", 1)) for c in cells.split("\x1e")] if cells else []
+
+
+class TableRuns:
+    """What a runs task found, per class: runs (in the spiller), rows, columns, inputs; and quads read."""
+
+    def __init__(self, spill_dir: Path, budget: int, prefix: str, classes: tuple[str, ...],
+                 skip: frozenset[str]):
+        self.spill = ClassSpiller(spill_dir, budget, prefix)
+        self.cmap = class_map(tuple(classes))
+        self.skip = skip
+        self.rows: dict[str, int] = {}
+        self.columns: dict[str, set[str]] = {}
+        self.inputs: dict[str, int] = {}
+        self.quads = 0
+        self.bad = 0
+        self._seen: set[str] = set()
+        self._plds = PldCache()
+        self._hosts: dict[str, tuple[str, str]] = {}
+
+    def site(self, url: str) -> tuple[str, str]:
+        """(host, PLD) of a page URL; the host lower case, without a trailing dot."""
+        found = self._hosts.get(url)
+        if found is None:
+            try:
+                host = (urlsplit(url).hostname or "").rstrip(".")
+            except ValueError:
+                host = ""
+            host = host.replace("\t", "%09")
+            if len(self._hosts) > 10_000:
+                self._hosts.clear()
+            found = self._hosts[url] = (host, self._plds(host))
+        return found
+
+    def page(self, lines: list[str], fmt: str, url: str) -> None:
+        host, pld = self.site(url)
+        rows, bad = page_rows(lines, fmt, url, host, pld, self.cmap)
+        self.quads += len(lines)
+        self.bad += bad
+        for classes, row in rows:
+            record = encode_record(host, row)
+            names = [name for name, _ in row.cells]
+            for cls in classes:
+                if cls in self.skip:
+                    continue
+                self.spill.extend(cls, [record])
+                self.rows[cls] = self.rows.get(cls, 0) + 1
+                cols = self.columns.get(cls)
+                if cols is None:
+                    cols = self.columns[cls] = set()
+                cols.update(names)
+                if cls not in self._seen:
+                    self._seen.add(cls)
+                    self.inputs[cls] = self.inputs.get(cls, 0) + 1
+
+    def result(self) -> dict:
+        runs = self.spill.finish()
+        return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.rows,
+                "rows": self.rows, "columns": {c: sorted(v) for c, v in self.columns.items()},
+                "inputs": self.inputs, "bad_lines": {}, "input_quads": self.quads, "input_bad": self.bad}
+
+
+def read_data_file(path: Path, key: str, fmt: str, runs: TableRuns) -> None:
+    """Every page of one data file: consecutive lines with the same graph."""
+    try:
+        with open_input(path, key.endswith(".zst")) as raw:
+            text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n")
+            page: list[str] = []
+            graph = None
+            tail = "\0"  # " <graph> .\n" of the current page: one endswith per line
+            for line in text:
+                if not line.endswith(tail):
+                    end = line.rfind(" <", 0, len(line) - 3)
+                    g = line[end + 2:line.rfind(">")] if end >= 0 else ""
+                    if g != graph:
+                        if page:
+                            runs.page(page, fmt, graph)
+                        page, graph = [], g
+                    tail = f" <{g}> .\n"
+                page.append(line)
+            if page:
+                runs.page(page, fmt, graph)
+    except (OSError, EOFError, zstandard.ZstdError) as exc:
+        raise InputFileError(f"{key}: cannot read: {reason(exc)}") from None
+
+
+def make_table_runs(group: list[InputRef], fetch: Callable[[str], tuple[Path, bool]], spill_dir: Path,
+                    budget: int, prefix: str, classes: tuple[str, ...], skip: frozenset[str] = frozenset(),
+                    progress: Callable[[int], None] | None = None) -> dict:
+    """Sorted runs per class of the rows of every input of ``group`` (``fetch(key)``: a local path and
+    whether it is a temporary copy to delete), the classes in ``skip`` left out. An unreadable file raises
+    InputFileError naming it (the runs made so far are deleted)."""
+    runs = TableRuns(spill_dir, budget, prefix, classes, skip)
+    try:
+        for ref in group:
+            runs._seen = set()
+            for entry in ref.data:
+                if entry is None:
+                    continue
+                fmt, key, _ = entry
+                path, temporary = fetch(key)
+                try:
+                    read_data_file(path, key, fmt, runs)
+                finally:
+                    if temporary:
+                        path.unlink(missing_ok=True)
+            if progress:
+                progress(ref.bytes)
+        return runs.result()
+    except BaseException:
+        runs.spill.discard()
+        raise
