@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _enc  # C: a str as a JSON string, non-ASCII kept
 
-from ...worker.output.tables import unescape
+from ...worker.rdf.nquads import unescape
 from ...worker.rdf.schemaorg import CANONICAL, local_name
 from .keys import entity_key, entity_keys
 

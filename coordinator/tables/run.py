@@ -27,7 +27,7 @@ from ..subsets.dest import open_dest
 from ..subsets.inputs import InputRef, MergeInputs, list_committed, list_inputs
 from ..subsets.schedule import Job, run_job
 from .tasks import task_table_merge, task_table_runs
-from .write import TableOptions
+from .options import TableOptions
 
 DEFAULT_DEST = "tables-merged"   # DEST when --out is not given: OUT/tables-merged
 

@@ -12,7 +12,7 @@ from ..subsets.inputs import InputRef
 from ..subsets.runs import InputFileError
 from ..subsets.tasks import fetcher, publish, report
 from .runs import make_table_runs
-from .write import TableOptions, merge_tables
+from .options import TableOptions
 
 
 def task_table_runs(out: str, group: list[InputRef], spill_dir: str, budget: int, prefix: str,
@@ -31,5 +31,7 @@ def task_table_merge(cls: str, runs: list[str], spill_dir: str, dest: str, build
                      columns: list[str], extra: dict) -> dict:
     """A class's runs (deleted, whatever happens) merged into its tables and published to ``dest``: its
     summary (with ``extra``) or {error}."""
+    from .write import merge_tables  # pyarrow: loaded by the processes that write tables only
+
     return publish(cls, runs, dest, build_base, extra, lambda build, on_file, progress: merge_tables(
         cls, [Path(r) for r in runs], Path(spill_dir), build, opts, columns, on_file=on_file, progress=progress))

@@ -25,7 +25,6 @@ import csv
 import gzip
 import json
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 from urllib.parse import quote
@@ -33,35 +32,18 @@ from urllib.parse import quote
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..subsets.extsort import DEFAULT_FAN_IN, RunSpiller, merged
+from ..subsets.extsort import RunSpiller, merged
 from .keys import entity_key
-from .rows import FIXED, MAX_DEPTH, MAX_NODES, Row
+from .options import TableOptions
+from .rows import FIXED, Row
 from .runs import decode_record
 
-TABLES_VERSION = 1          # bump when the tables' content or layout changes: reruns then redo classes
 ROWS_PER_GROUP = 2000       # rows per Parquet row group, at most
 GROUP_BYTES = 4 << 20       # ... or fewer once their JSON holds this many bytes (memory: ~3x this)
 PROGRESS_EVERY = 20_000
 JSON_TYPE = pa.json_(pa.string()) if hasattr(pa, "json_") else pa.string()
 _FIXED_TYPES = {"types": pa.list_(pa.string()), "keys": pa.list_(pa.string())}
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-@dataclass(frozen=True)
-class TableOptions:
-    """What decides the tables (``chunk_bytes``, ``min_rows``, ``json``: part of a class's fingerprint, with
-    :data:`TABLES_VERSION` and the nesting limits), the classes, and what only decides how they are made."""
-
-    chunk_bytes: int = 100_000_000
-    min_rows: int = 1
-    json: bool = False
-    classes: tuple[str, ...] = ()
-    memory_bytes: int = 256 << 20
-    fan_in: int = DEFAULT_FAN_IN
-
-    def identity(self) -> dict:
-        return {"kind": "tables", "version": TABLES_VERSION, "chunk_bytes": self.chunk_bytes,
-                "min_rows": self.min_rows, "json": self.json, "max_depth": MAX_DEPTH, "max_nodes": MAX_NODES}
 
 
 def schema(columns: list[str]) -> pa.Schema:

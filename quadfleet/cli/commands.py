@@ -440,7 +440,7 @@ def cmd_subsets(args) -> int:
 def cmd_tables(args) -> int:
     from ..coordinator.screen import console, plural
     from ..coordinator.tables.run import default_dest, run_tables
-    from ..coordinator.tables.write import TableOptions
+    from ..coordinator.tables.options import TableOptions
 
     if args.min_rows < 1:
         raise UsageError(f"tables: --min-rows must be at least 1, not {args.min_rows}")

@@ -15,9 +15,7 @@ Rows are written in row groups of :data:`ROWS_PER_GROUP`, so memory stays bounde
 """
 from __future__ import annotations
 
-import json
 import os
-import re
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +23,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from ..rdf.nquads import unescape
 
 ROWS_PER_GROUP = 20_000
 SCHEMA = pa.schema([
@@ -34,30 +34,6 @@ SCHEMA = pa.schema([
     ("archive", pa.string()), ("record_offset", pa.int64()), ("record_length", pa.int64()),
     ("fetch_time", pa.timestamp("ms", tz="UTC")),
 ])
-_ESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))', re.S)
-_SIMPLE = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
-
-
-def _unescape_one(m: re.Match) -> str:
-    code = m.group(1) or m.group(2)
-    if code:
-        return chr(int(code, 16))
-    return _SIMPLE.get(m.group(3), m.group(0))
-
-
-def unescape(lexical: str) -> str:
-    """A literal's value from its N-Quads form (``\\n``, ``\\"``, ``\\uXXXX`` ...).
-
-    The escapes quadfleet writes are all JSON's too, and json's decoder is C: tried first, the general
-    rule (``\\U0001F600``, ``\\'``) after."""
-    if "\\" not in lexical:
-        return lexical
-    try:
-        return json.loads(f'"{lexical}"')
-    except ValueError:
-        return _ESCAPE.sub(_unescape_one, lexical)
-
-
 def fetch_timestamp(value: str) -> datetime | None:
     """A record's WARC-Date (ISO 8601) or ARC date (14 digits) as a UTC datetime; None if neither."""
     try:

@@ -8,6 +8,7 @@ that cannot be repaired is dropped and counted, never written.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from typing import Iterable
 
@@ -158,3 +159,27 @@ class Serializer:
             if line is not None:
                 out.append(line)
         return out
+
+
+_ESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))', re.S)
+_SIMPLE = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+
+
+def _unescape_one(m: re.Match) -> str:
+    code = m.group(1) or m.group(2)
+    if code:
+        return chr(int(code, 16))
+    return _SIMPLE.get(m.group(3), m.group(0))
+
+
+def unescape(lexical: str) -> str:
+    """A literal's value from its N-Quads form (``\\n``, ``\\"``, ``\\uXXXX`` ...).
+
+    The escapes quadfleet writes are all JSON's too, and json's decoder is C: tried first, the general
+    rule (``\\U0001F600``, ``\\'``) after."""
+    if "\\" not in lexical:
+        return lexical
+    try:
+        return json.loads(f'"{lexical}"')
+    except ValueError:
+        return _ESCAPE.sub(_unescape_one, lexical)

@@ -338,3 +338,39 @@ def test_a_page_crawled_twice_is_one_row_with_the_values_of_both(made, tmp_path)
                 assert old[key]["values"] <= new[key]["values"]
             else:
                 assert new[key]["values"] == old[key]["values"]
+
+
+def _readme_query(start: str) -> str:
+    """The README's DuckDB query that starts with ``start`` (so the README's own text is what runs)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for block in re.findall(r"```sql\n(.*?)```", readme, re.S):
+        if block.startswith(start):
+            return block
+    raise AssertionError(f"no query starting {start!r} in the README")
+
+
+def test_the_readmes_three_questions(made, tmp_path):
+    out, dest = made
+    event = _readme_query("SELECT name, rows, fill").replace("out/tables-merged", str(dest))
+    got = duckdb.sql(event).fetchall()
+    assert {name for name, _, _ in got} == {"endDate", "location", "name", "startDate"}
+    largest = _readme_query("SELECT host, count(*) AS rows, count(entity_key)").replace("out/tables-merged", str(dest))
+    top = duckdb.sql(largest).fetchall()
+    assert top[0][0] == "www.luxuriousmagazine.com" and top[0][1] >= top[-1][1] and len(top) == 5
+    # a GTIN on two shops, written two ways
+    shops = tmp_path / "shops"
+    for i, (host, code) in enumerate((("shop-a.com", "4006381333931"), ("www.shop-b.de", "400-638-133-393-1"))):
+        url = f"https://{host}/p/{i}"
+        lines = [f'_:b{i}x0 <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://schema.org/Product> <{url}> .\n',
+                 f'_:b{i}x0 <https://schema.org/gtin13> "{code}" <{url}> .\n',
+                 f'_:b{i}x0 <https://schema.org/name> "Drill" <{url}> .\n']
+        (shops / "data" / "html-embedded-jsonld").mkdir(parents=True, exist_ok=True)
+        (shops / "data" / "html-embedded-jsonld" / f"in{i}.nq.gz").write_bytes(gzip.compress("".join(lines).encode()))
+        (shops / "done").mkdir(exist_ok=True)
+        (shops / "done" / f"in{i}").write_bytes(b"")
+    assert main(["tables", str(shops), "--quiet", "--processes", "1"]) == 0
+    gtin = _readme_query("SELECT entity_key, count(DISTINCT pld)").replace("out/tables-merged",
+                                                                           str(shops / "tables-merged"))
+    assert [(k, n) for k, n, *_ in duckdb.sql(gtin).fetchall()] == [("gtin:04006381333931", 2)]
+    doc = json.loads((shops / "tables-merged" / "Product" / "summary.json").read_text())
+    assert (doc["duplicate_groups"], doc["cross_host_groups"], doc["entity_key_rules"]) == (1, 1, {"gtin": 2})
