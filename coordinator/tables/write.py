@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -52,8 +53,15 @@ def schema(columns: list[str]) -> pa.Schema:
 
 
 def file_name(host: str) -> str:
-    """A host as a file name: what URLs allow beyond letters, digits, ``-._`` percent-encoded; none: ``_``."""
-    return quote(host, safe="-._") or "_"
+    """A host as a file name, one per host: anything beyond letters, digits, ``-`` and ``.`` percent-encoded
+    (so ``_`` alone names the empty host), and a name too long for a file system cut and told apart by a
+    hash of the host."""
+    name = quote(host, safe="-.").replace("_", "%5F") or "_"  # quote keeps "_" and "~" as they are
+    if name[0] == ".":  # no hidden file, no "..": a host never starts with a dot
+        name = "%2E" + name[1:]
+    if len(name) > 200:
+        name = name[:180] + "~" + hashlib.blake2b(host.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return name
 
 
 class PartWriter:

@@ -109,3 +109,14 @@ def test_hostile_names_and_text_are_kept_safe():
     # the same JSON values (a lone surrogate comes back as its JSON escape: the record is valid UTF-8)
     assert {k: json.loads(v) for k, v in cells} == {k: json.loads(v) for k, v in rec_row.cells}
     assert json.loads(fixed)["row_id"] == rid
+
+
+def test_json_table_file_names_are_safe_and_one_per_host():
+    from quadfleet.coordinator.tables.write import file_name
+
+    hosts = ["shop.example.com", "", "_", "a_b.example", "xn--bcher-kva.example", "..", "a/b", "a%2Fb",
+             "h" * 400, "h" * 399 + "i"]
+    names = [file_name(h) for h in hosts]
+    assert len(set(names)) == len(hosts)
+    assert all("/" not in n and n not in (".", "..") and len(n) <= 200 and n for n in names)
+    assert file_name("shop.example.com") == "shop.example.com"
