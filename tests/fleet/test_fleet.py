@@ -55,9 +55,10 @@ def imds():
 
 @pytest.fixture(scope="module")
 def slow(tmp_path_factory, moto_endpoint):
-    """A slow archive (a few seconds of extraction) and its N-Quads from a local `quadfleet extract`."""
+    """A slow archive (about 5 s of extraction on an idle machine: the kill and spot tests act a second into
+    it, and 700 pages, about 1.6 s, once finished first) and its N-Quads from a local `quadfleet extract`."""
     folder = tmp_path_factory.mktemp("slow")
-    path = build_slow_archive(folder / SLOW_NAME)
+    path = build_slow_archive(folder / SLOW_NAME, pages=2100)
     quads = local_quads([path], folder / "out", fleet_env(moto_endpoint))
     assert quads, "the slow archive yields no N-Quads"
     return path, quads
