@@ -21,7 +21,7 @@ literal's last quote closes it), so three string operations split a line, severa
 general N-Quads parser on a corpus of billions. Why JSON text and not dicts: each cell is written as JSON
 text once, here, with the C string encoder; the merge then moves text (into Parquet, into JSON lines)
 without parsing a row and encoding it again, which cost as much as everything else together. Only the
-properties keys are made of (:data:`KEY_PROPERTIES`) are also built as values, for :mod:`.keys`.
+cells keys are made of (:data:`KEY_PROPERTIES`) are read back as values, for :mod:`.keys`.
 """
 from __future__ import annotations
 
@@ -87,17 +87,6 @@ def _literal_text(tok: str) -> str:
     return '{"@value":' + text + ',"@type":' + _enc(tail[3:-1]) + "}"
 
 
-def _literal(tok: str):
-    q = tok.rfind('"')
-    lexical = unescape(tok[1:q])
-    tail = tok[q + 1:]
-    if not tail:
-        return lexical
-    if tail[0] == "@":
-        return {"@value": lexical, "@language": tail[1:]}
-    return {"@value": lexical, "@type": tail[3:-1]}
-
-
 def _term(tok: str) -> str:
     """The subject as the quad table writes it: an IRI without brackets, a blank node as ``_:label``."""
     return tok[1:-1] if tok[:1] == "<" else tok
@@ -145,16 +134,12 @@ class Page:
                 found.append((name, o))
         self.props, self.types, self.bad = props, types, bad
 
-    def _expand(self, tok: str, depth: int, path: set[str], budget: list[int]) -> bool:
-        return (depth < MAX_DEPTH and budget[0] > 0 and tok not in path
-                and (tok in self.props or tok in self.types))
-
     def text(self, tok: str, depth: int, path: set[str], budget: list[int]) -> str:
         """The JSON text of one value (see the module's docstring)."""
         if tok[:1] == '"':
             return _literal_text(tok)
         ident = _enc(tok[1:-1] if tok[:1] == "<" else tok)
-        if not self._expand(tok, depth, path, budget):
+        if depth >= MAX_DEPTH or budget[0] <= 0 or tok in path or (tok not in self.props and tok not in self.types):
             return '{"@id":' + ident + "}"
         budget[0] -= 1
         parts = ['{"@id":' + ident]
@@ -177,39 +162,6 @@ class Page:
                 out[name] = [t]
             else:
                 found.append(t)
-        return out
-
-    def value(self, tok: str, depth: int, path: set[str], budget: list[int]):
-        """One value as a Python object (for :mod:`.keys`)."""
-        if tok[:1] == '"':
-            return _literal(tok)
-        ident = _term(tok)
-        if not self._expand(tok, depth, path, budget):
-            return {"@id": ident}
-        budget[0] -= 1
-        node: dict = {"@id": ident}
-        kinds = schema_types(self.types.get(tok, ()))
-        if kinds:
-            node["@type"] = kinds
-        path.add(tok)
-        for name, values in self.properties(tok, depth + 1, path, budget).items():
-            node[column(name)] = values[0] if len(values) == 1 else values
-        path.discard(tok)
-        return node
-
-    def properties(self, subject: str, depth: int, path: set[str], budget: list[int],
-                   only: frozenset[str] | None = None) -> dict[str, list]:
-        """Property local name → the subject's values in page order (``only``: of these properties)."""
-        out: dict[str, list] = {}
-        for name, o in self.props.get(subject, ()):
-            if only is not None and name not in only:
-                continue
-            v = self.value(o, depth, path, budget)
-            found = out.get(name)
-            if found is None:
-                out[name] = [v]
-            else:
-                found.append(v)
         return out
 
 
@@ -253,13 +205,14 @@ def page_rows(lines: list[str], fmt: str, url: str, host: str, pld: str,
                 classes = hit if not classes else tuple(dict.fromkeys(classes + hit))
         if not classes:
             continue
-        keys = entity_keys(page.properties(subject, 0, {subject}, [MAX_NODES], KEY_PROPERTIES), host)
+        cells = page.cells(subject, 0, {subject}, [MAX_NODES])
+        keys = entity_keys({name: [json.loads(t) for t in cells[name]] for name in KEY_PROPERTIES & cells.keys()},
+                           host)
         key, rule = entity_key(keys)
         term = _term(subject)
         rid = row_id(url, fmt, term)
         fixed = _DUMPS({"row_id": rid, "page_url": url, "host": host, "pld": pld, "format": fmt, "subject": term,
                         "types": schema_types(iris), "entity_key": key, "entity_key_rule": rule, "keys": keys})
-        cells = page.cells(subject, 0, {subject}, [MAX_NODES])
         rows.append((classes, Row(rid, fixed, [
             (column(name), v[0] if len(v) == 1 else "[" + ",".join(v) + "]")
             for name, v in sorted(cells.items())])))
