@@ -264,15 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="pages in each class's sample.nq (default 100)")
     ss.add_argument("--compression", choices=["gzip", "zstd"], default="gzip",
                     help="of the parts: part-NNNNN.nq.gz (default) or .nq.zst")
-    ss.add_argument("--memory-mb", type=float, default=256.0,
-                    help="quads a process holds before it spills a sorted run to disk (default 256)")
-    ss.add_argument("--fan-in", type=int, default=64, help="sorted runs merged at once (default 64)")
-    ss.add_argument("--tmp", metavar="DIR", help="where sorted runs are spilled (default: DEST/.tmp, or the "
-                                                 "system's temporary folder for an s3:// DEST)")
-    ss.add_argument("--processes", type=int, default=os.cpu_count() or 1,
-                    help="processes merging classes (default: one per CPU)")
-    ss.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_aws_arguments(ss)
+    _add_merge_options(ss, "quads")
     ss.set_defaults(func=commands.cmd_subsets)
 
     tb = add_command(sub, "tables", "make the Schema.org Table Corpus: one table per class and host, with keys",
@@ -296,15 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="close a part at the first host boundary past this many MB of Parquet (default 100)")
     tb.add_argument("--config", metavar="FILE",
                     help="a TOML file whose [subsets] classes to make tables of (default: the run's own)")
-    tb.add_argument("--memory-mb", type=float, default=256.0,
-                    help="rows a process holds before it spills a sorted run to disk (default 256)")
-    tb.add_argument("--fan-in", type=int, default=64, help="sorted runs merged at once (default 64)")
-    tb.add_argument("--tmp", metavar="DIR", help="where sorted runs are spilled (default: DEST/.tmp, or the "
-                                                 "system's temporary folder for an s3:// DEST)")
-    tb.add_argument("--processes", type=int, default=os.cpu_count() or 1,
-                    help="processes reading inputs and making classes (default: one per CPU)")
-    tb.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_aws_arguments(tb)
+    _add_merge_options(tb, "rows")
     tb.set_defaults(func=commands.cmd_tables)
 
     sm = add_command(sub, "sample", "build the bundled sample archive and extract it (a first try)", """Build
@@ -323,3 +307,16 @@ def build_parser() -> argparse.ArgumentParser:
                          "extra), the queue, two `quadfleet work` processes, status, stats; the run copied into DIR")
     sm.set_defaults(func=commands.cmd_sample)
     return ap
+
+
+def _add_merge_options(p, what: str) -> None:
+    """How ``subsets`` and ``tables`` run (both on the same external sort and pool), and the AWS options."""
+    p.add_argument("--memory-mb", type=float, default=256.0,
+                   help=f"{what} a process holds before it spills a sorted run to disk (default 256)")
+    p.add_argument("--fan-in", type=int, default=64, help="sorted runs merged at once (default 64)")
+    p.add_argument("--tmp", metavar="DIR", help="where sorted runs are spilled (default: DEST/.tmp, or the "
+                                                "system's temporary folder for an s3:// DEST)")
+    p.add_argument("--processes", type=int, default=os.cpu_count() or 1,
+                   help="processes reading inputs and merging classes (default: one per CPU)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_aws_arguments(p)
