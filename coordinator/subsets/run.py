@@ -86,7 +86,7 @@ def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp
     inputs = list_inputs(store, committed)
     opts = _with_mode(opts, store, committed, inputs, out)
     fingerprint = inputs.fingerprint(opts.identity())
-    done = _complete(dest_store, fingerprint)
+    done = complete(dest_store, fingerprint)
     top = dest_store.read_top() or {}
     known = set(top.get("classes") or ()) | set(top.get("failed") or ())
     everything = top.get("fingerprint") == fingerprint and known <= done  # nothing to read
@@ -127,7 +127,7 @@ def _with_mode(opts: MergeOptions, store, committed, inputs: MergeInputs, out: s
     return opts
 
 
-def _complete(dest_store, fingerprint: str) -> set[str]:
+def complete(dest_store, fingerprint: str) -> set[str]:
     """The classes under DEST whose summary carries ``fingerprint``."""
     return {name for name in dest_store.class_names()
             if (dest_store.read_summary(name) or {}).get("fingerprint") == fingerprint}

@@ -50,12 +50,7 @@ def task_runs(out: str, group: list[InputRef], spill_dir: str, budget: int, pref
     and deleted once read), the classes in ``skip`` left out: {runs, quads, bad_lines, inputs} (each by
     class) or {error}."""
     spill = Path(spill_dir)
-    try:
-        return make_runs(group, fetcher(out, spill), spill, budget, prefix, mode, skip, report("read"))
-    except (InputFileError, QuadfleetError) as exc:
-        return {"error": str(exc)}
-    except OSError as exc:
-        return {"error": f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")}
+    return make_runs(group, fetcher(out, spill), spill, budget, prefix, mode, skip, report("read"))
 
 
 def fetcher(out: str, spill: Path):
@@ -101,18 +96,20 @@ def publish(cls: str, runs: list[str], dest: str, build_base: str, extra: dict, 
             dest_store.abandon(build)
             raise
         return summary
-    except QuadfleetError as exc:
-        return {"error": str(exc)}
-    except OSError as exc:
-        return {"error": f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")}
     finally:
         discard_runs(runs)
 
 
 def call(fn, args):
-    """``fn(*args)``; an unexpected exception becomes an error result (a bug must not stop other classes)."""
+    """``fn(*args)``, a task: what cannot be read or written (a bad input, an S3 failure, a full disk)
+    becomes its one-line error result, and so does an unexpected exception (a bug must not stop other
+    classes)."""
     try:
         return fn(*args)
+    except (InputFileError, QuadfleetError) as exc:
+        return {"error": str(exc)}
+    except OSError as exc:
+        return {"error": f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")}
     except MemoryError:
         return {"error": "out of memory (lower --memory-mb or --processes)"}
     except Exception as exc:  # noqa: BLE001 - reported as the class's failure, with its type

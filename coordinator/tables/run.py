@@ -73,8 +73,8 @@ def data_groups(inputs: MergeInputs, target: int) -> Iterator[list[InputRef]]:
 def fingerprint(inputs: MergeInputs, identity: dict) -> str:
     """What every class's tables are made of: the data files (names and sizes) and the settings."""
     h = hashlib.sha256(json.dumps(identity, sort_keys=True).encode())
-    for group in data_groups(inputs, 1 << 62):
-        for ref in group:
+    for ref in inputs.refs():
+        if any(ref.data):
             h.update(f"{ref.id}\t{ref.data}\n".encode())
     return h.hexdigest()
 
@@ -101,8 +101,7 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
     print_ = lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
     dest_store = open_dest(dest, None)
     fp = fingerprint(inputs, opts.identity())
-    done = {name for name in dest_store.class_names()
-            if (dest_store.read_summary(name) or {}).get("fingerprint") == fp}
+    done = subsets_run.complete(dest_store, fp)
     top = dest_store.read_top() or {}
     empty = set(top.get("empty") or ()) if top.get("fingerprint") == fp else set()
     wanted = set(opts.classes)

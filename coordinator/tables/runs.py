@@ -50,10 +50,9 @@ class TableRuns:
         self.cmap = class_map(tuple(classes))
         self.skip = skip
         self.rows: dict[str, int] = {}
+        self.bad: dict[str, int] = {}
         self.columns: dict[str, set[str]] = {}
         self.inputs: dict[str, int] = {}
-        self.quads = 0
-        self.bad = 0
         self._seen: set[str] = set()
         self._plds = PldCache()
         self._hosts: dict[str, tuple[str, str]] = {}
@@ -75,8 +74,9 @@ class TableRuns:
     def page(self, lines: list[str], fmt: str, url: str) -> None:
         host, pld = self.site(url)
         rows, bad = page_rows(lines, fmt, url, host, pld, self.cmap)
-        self.quads += len(lines)
-        self.bad += bad
+        if bad:  # lines that are not quads: counted for each class the page has rows of, as the subsets do
+            for cls in {c for classes, _ in rows for c in classes if c not in self.skip}:
+                self.bad[cls] = self.bad.get(cls, 0) + bad
         for classes, row in rows:
             record = encode_record(host, row)
             names = [name for name, _ in row.cells]
@@ -93,11 +93,15 @@ class TableRuns:
                     self._seen.add(cls)
                     self.inputs[cls] = self.inputs.get(cls, 0) + 1
 
+    def next_input(self) -> None:
+        self._seen = set()
+
     def result(self) -> dict:
+        """What the scheduler adds up per class (``quads``: the rows, what the merge's progress counts)."""
         runs = self.spill.finish()
         return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.rows,
-                "rows": self.rows, "columns": {c: sorted(v) for c, v in self.columns.items()},
-                "inputs": self.inputs, "bad_lines": {}, "input_quads": self.quads, "input_bad": self.bad}
+                "columns": {c: sorted(v) for c, v in self.columns.items()}, "inputs": self.inputs,
+                "bad_lines": self.bad}
 
 
 def read_data_file(path: Path, key: str, fmt: str, runs: TableRuns) -> None:
@@ -111,7 +115,10 @@ def read_data_file(path: Path, key: str, fmt: str, runs: TableRuns) -> None:
             for line in text:
                 if not line.endswith(tail):
                     end = line.rfind(" <", 0, len(line) - 3)
-                    g = line[end + 2:line.rfind(">")] if end >= 0 else ""
+                    if end < 0:  # not a quad: counted with the page it sits in (Page counts it as bad)
+                        page.append(line)
+                        continue
+                    g = line[end + 2:line.rfind(">")]
                     if g != graph:
                         if page:
                             runs.page(page, fmt, graph)
@@ -133,7 +140,7 @@ def make_table_runs(group: list[InputRef], fetch: Callable[[str], tuple[Path, bo
     runs = TableRuns(spill_dir, budget, prefix, classes, skip)
     try:
         for ref in group:
-            runs._seen = set()
+            runs.next_input()
             for entry in ref.data:
                 if entry is None:
                     continue

@@ -1,15 +1,13 @@
 """The tasks of ``quadfleet tables``, as they run in the merge pool (:mod:`quadfleet.coordinator.subsets.schedule`).
 
-Each returns a plain dict, ``{"error": one line}`` when it cannot be done: as for the subsets, one class's
-failure is reported and the others go on, never a traceback.
+Each returns a plain dict; :func:`quadfleet.coordinator.subsets.tasks.call` runs it and turns a failure into
+``{"error": one line}``: as for the subsets, one class's failure is reported and the others go on.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ...worker.errors import QuadfleetError
 from ..subsets.inputs import InputRef
-from ..subsets.runs import InputFileError
 from ..subsets.tasks import fetcher, publish, report
 from .runs import make_table_runs
 from .options import TableOptions
@@ -19,12 +17,7 @@ def task_table_runs(out: str, group: list[InputRef], spill_dir: str, budget: int
                     classes: tuple[str, ...], skip: frozenset[str]) -> dict:
     """Sorted runs per class of the rows of a group of inputs under ``out``, or {error}."""
     spill = Path(spill_dir)
-    try:
-        return make_table_runs(group, fetcher(out, spill), spill, budget, prefix, classes, skip, report("read"))
-    except (InputFileError, QuadfleetError) as exc:
-        return {"error": str(exc)}
-    except OSError as exc:
-        return {"error": f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")}
+    return make_table_runs(group, fetcher(out, spill), spill, budget, prefix, classes, skip, report("read"))
 
 
 def task_table_merge(cls: str, runs: list[str], spill_dir: str, dest: str, build_base: str, opts: TableOptions,

@@ -157,6 +157,7 @@ class _ClassTables:
         self.part: PartWriter | None = None
         self.parts: list[dict] = []
         self.json_dir = build_dir / "json"
+        self.json = None                       # the current table's JSON file, with --format json
         self.fill: dict[str, int] = {}
         self.rules: dict[str, int] = {}
         self.totals = {"tables": 0, "rows": 0, "rows_with_entity_key": 0, "small_tables": 0, "small_rows": 0}
@@ -277,7 +278,7 @@ class _ClassTables:
     def abandon(self) -> None:
         if self.part is not None:
             self.part.abandon()
-        if getattr(self, "json", None) is not None:
+        if self.json is not None:
             self.json.fileobj.close()
         self.keys.discard()
 

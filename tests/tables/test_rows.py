@@ -19,8 +19,7 @@ def q(s: str, p: str, o: str) -> str:
 
 def rows_of(lines: list[str], fmt: str = "html-embedded-jsonld"):
     rows, bad = page_rows(lines, fmt, URL, "shop.example.com", "example.com", CMAP)
-    return {r.fixed and json.loads(r.json_line())["subject"]: (classes, json.loads(r.json_line()))
-            for classes, r in rows}, bad
+    return {json.loads(r.json_line())["subject"]: (classes, json.loads(r.json_line())) for classes, r in rows}, bad
 
 
 def test_an_entity_with_nested_nodes_literals_and_keys():

@@ -363,7 +363,7 @@ def test_the_readmes_three_questions(made, tmp_path):
         url = f"https://{host}/p/{i}"
         lines = [f'_:b{i}x0 <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://schema.org/Product> <{url}> .\n',
                  f'_:b{i}x0 <https://schema.org/gtin13> "{code}" <{url}> .\n',
-                 f'_:b{i}x0 <https://schema.org/name> "Drill" <{url}> .\n']
+                 f'_:b{i}x0 <https://schema.org/name> "Drill" <{url}> .\n'] + ["not a quad\n"] * i
         (shops / "data" / "html-embedded-jsonld").mkdir(parents=True, exist_ok=True)
         (shops / "data" / "html-embedded-jsonld" / f"in{i}.nq.gz").write_bytes(gzip.compress("".join(lines).encode()))
         (shops / "done").mkdir(exist_ok=True)
@@ -374,3 +374,4 @@ def test_the_readmes_three_questions(made, tmp_path):
     assert [(k, n) for k, n, *_ in duckdb.sql(gtin).fetchall()] == [("gtin:04006381333931", 2)]
     doc = json.loads((shops / "tables-merged" / "Product" / "summary.json").read_text())
     assert (doc["duplicate_groups"], doc["cross_host_groups"], doc["entity_key_rules"]) == (1, 1, {"gtin": 2})
+    assert doc["bad_lines"] == 1 and doc["rows"] == 2  # a line that is no quad: counted, the page kept
