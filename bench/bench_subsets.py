@@ -29,9 +29,14 @@ The synthetic inputs are shaped like a crawl's, scaled down:
 Both commands read the same inputs, so they are compared per *input* quad (the microdata and JSON-LD lines
 of the committed inputs): the tables' grouping should take no more CPU per input quad than the subsets'.
 
+``--scaling``: instead, ``quadfleet subsets`` on the largest count with one process and with ``--processes``,
+the same ``--chunk-mb`` (so that the largest class is several PLD ranges), printing each run's merge phase
+(wall seconds from the last input read to the last class published, from the classes' summaries), its
+ratio, and whether the two outputs are byte-identical (every file; ``summary.json`` without its timings).
+
 Run: ``python bench/bench_subsets.py [--inputs 1000,3000,10000] [--pages 12] [--processes 2] [--memory-mb 64]
-[--command subsets|tables|both] [--workdir DIR] [--json FILE]``; ``--smoke`` is a few seconds (40 and 200
-inputs, 1 MB budget).
+[--command subsets|tables|both] [--scaling] [--chunk-mb 100] [--workdir DIR] [--json FILE]``; ``--smoke``
+is a few seconds (40 and 200 inputs, 1 MB budget).
 """
 from __future__ import annotations
 
@@ -39,6 +44,7 @@ import argparse
 import bisect
 import csv
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -223,13 +229,14 @@ def _memory(pid: int) -> tuple[int, int]:
     return rss, hwm
 
 
-def measure(out: Path, dest: Path, args, command: str, input_quads: int) -> dict:
+def measure(out: Path, dest: Path, args, command: str, input_quads: int, processes: int | None = None) -> dict:
     """``quadfleet COMMAND OUT --out DEST`` in a fresh process: seconds, CPU, peak RSS (largest process,
     tree)."""
     if dest.exists():
         shutil.rmtree(dest)
     cmd = [sys.executable, "-m", "quadfleet.cli", command, str(out), "--out", str(dest), "--quiet",
-           "--processes", str(args.processes), "--memory-mb", str(args.memory_mb)]
+           "--processes", str(processes or args.processes), "--memory-mb", str(args.memory_mb),
+           "--chunk-mb", str(args.chunk_mb)]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
     peak = {"tree": 0, "process": 0}
@@ -253,7 +260,8 @@ def measure(out: Path, dest: Path, args, command: str, input_quads: int) -> dict
     if proc.returncode != 0:
         raise SystemExit(f"bench_subsets: quadfleet {command} failed ({proc.returncode}):\n{err}")
     top = json.loads((dest / "summary.json").read_text())
-    runs = sum(json.loads((dest / c / "summary.json").read_text())["merge"]["runs"] for c in top["classes"])
+    merges = [json.loads((dest / c / "summary.json").read_text())["merge"] for c in top["classes"]]
+    runs = sum(m["runs"] for m in merges)
     quads = top["totals"].get("quads", 0)  # of the class datasets (subsets)
     cpu = usage.ru_utime + usage.ru_stime
     return {"command": command, "inputs": top["inputs"], "classes": len(top["classes"]), "quads": quads,
@@ -261,10 +269,47 @@ def measure(out: Path, dest: Path, args, command: str, input_quads: int) -> dict
             "input_quads_per_cpu_s": round(input_quads / max(cpu, 1e-3)),
             "pages": top["totals"].get("pages", 0), "parts": top["totals"]["parts"], "runs": runs,
             "seconds": round(seconds, 2), "quads_per_s": round(quads / seconds),
+            "merge_phase_s": round(seconds - max(m["run_seconds"] for m in merges), 2),
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
             "quads_per_cpu_s": round(quads / max(usage.ru_utime + usage.ru_stime, 1e-3)),
             "peak_rss_process_mb": round(peak["process"] / 2**20, 1),
             "peak_rss_tree_mb": round(peak["tree"] / 2**20, 1)}
+
+
+def _digest(dest: Path) -> dict[str, str]:
+    """Every file's SHA-256 (summaries without their timings and dates)."""
+    found = {}
+    for path in sorted(p for p in dest.rglob("*") if p.is_file() and ".tmp" not in p.parts):
+        data = path.read_bytes()
+        if path.name == "summary.json":
+            doc = json.loads(data)
+            for k in ("merge", "created", "dest"):
+                doc.pop(k, None)
+            for c in (doc.get("classes") or {}).values():
+                if isinstance(c, dict):
+                    c.pop("merge", None)
+            data = json.dumps(doc, sort_keys=True).encode()
+        found[str(path.relative_to(dest))] = hashlib.sha256(data).hexdigest()
+    return found
+
+
+def scaling(work: Path, shared: Path, n: int, gen: dict, args) -> int:
+    out = commit(work, shared, n)
+    quads = sum(gen["input_quads"][:n])
+    one = measure(out, work / "subsets-p1", args, "subsets", quads, processes=1)
+    many = measure(out, work / f"subsets-p{args.processes}", args, "subsets", quads)
+    same = _digest(work / "subsets-p1") == _digest(work / f"subsets-p{args.processes}")
+    print(f"subsets, {n:,} inputs, --chunk-mb {args.chunk_mb:g}, --memory-mb {args.memory_mb:g}: "
+          f"{one['parts']:,} parts, {one['quads']:,} quads")
+    for r, p in ((one, 1), (many, args.processes)):
+        print(f"  {p} process(es): {r['seconds']:.1f} s in all, merge phase {r['merge_phase_s']:.1f} s, "
+              f"{r['cpu_s']:.1f} CPU s")
+    print(f"merge phase with {args.processes} processes: {many['merge_phase_s'] / max(one['merge_phase_s'], 1e-3):.2f}x "
+          f"the wall time of one process; outputs byte-identical: {'yes' if same else 'NO'}")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"one": one, "many": many, "identical": same}, indent=1))
+    return 0 if same else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--command", choices=("subsets", "tables", "both"), default="both",
                     help="which merge to measure (default both)")
     ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--chunk-mb", type=float, default=100.0, help="the parts' size, so the ranges' (default 100)")
+    ap.add_argument("--scaling", action="store_true",
+                    help="subsets on the largest count with 1 process and --processes: merge phase and output")
     ap.add_argument("--smoke", action="store_true", help="a few seconds: 40 and 200 inputs, a 1 MB budget")
     args = ap.parse_args(argv)
     if args.smoke:
@@ -302,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{counts[-1]:,} synthetic inputs: {gen['files']:,} page indexes and data files, {gen['pages']:,} pages, "
               f"{gen['quads']:,} quads, {gen['bytes'] / 1e6:,.1f} MB gzipped; lines from {gen['lines_from']} "
               f"({gen['templates']} pages)")
+        if args.scaling:
+            return scaling(work, shared, counts[-1], gen, args)
         commands = ("subsets", "tables") if args.command == "both" else (args.command,)
         rows = [measure(commit(work, shared, n), work / f"{command}-{n}", args, command, sum(gen["input_quads"][:n]))
                 for command in commands for n in counts]

@@ -16,8 +16,10 @@ import heapq
 import io
 import os
 import tempfile
+from bisect import bisect_left
+from itertools import dropwhile, takewhile
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 import zstandard
 
@@ -28,6 +30,9 @@ READ_BUFFER = 1 << 16      # bytes buffered per open run while merging
 WRITE_BATCH = 4 << 20      # bytes of sorted records joined per write
 RUN_LEVEL = 1              # zstd level of the runs: speed matters more than size for files read once
 DEFAULT_FAN_IN = 64        # runs merged at once: 64 open runs cost about 64 × (64 KB + a zstd context)
+FRAME_BYTES = 1 << 20      # an indexed run starts a new zstd frame at the first key past this many bytes
+BATCH_RECORDS = 8192       # records joined per compress call
+INDEX_SUFFIX = ".idx"
 
 
 def write_run(path: Path, records: Iterable[bytes]) -> int:
@@ -49,10 +54,112 @@ def write_run(path: Path, records: Iterable[bytes]) -> int:
     return n
 
 
+def write_indexed_run(path: Path, records: list[bytes]) -> int:
+    """Write sorted ``records`` whose first field (up to a tab) is a range key (a PLD, a host) as a run of
+    zstd frames that each start at a key, with its index beside it (:func:`index_path`): per key, the
+    offset of the frame holding its records and their bytes. Why: a merge split into key ranges reads only
+    its range of each run (:func:`read_span`), and the index's sizes decide the ranges without reading a
+    record. The keys are found by bisection (records of key K lie below K + b"\\n"), not per record."""
+    cctx = zstandard.ZstdCompressor(level=RUN_LEVEL)
+    entries: list[bytes] = []
+    n, i = len(records), 0
+    with open(path, "wb") as raw:
+        frame, held, offset = None, 0, 0
+        while i < n:
+            rec = records[i]
+            key = rec[:rec.index(b"\t")]
+            j = bisect_left(records, key + b"\n", i)
+            if frame is None:
+                frame, offset = cctx.compressobj(), raw.tell()
+            size = 0
+            for k in range(i, j, BATCH_RECORDS):
+                data = b"".join(records[k:min(j, k + BATCH_RECORDS)])
+                size += len(data)
+                raw.write(frame.compress(data))
+            entries.append(b"%s\t%d\t%d\n" % (key, offset, size))
+            held += size
+            if held >= FRAME_BYTES:
+                raw.write(frame.flush())
+                frame, held = None, 0
+            i = j
+        if frame is not None:
+            raw.write(frame.flush())
+        end = raw.tell()
+    with open(index_path(path), "wb") as fh:
+        fh.write(b"#end\t%d\n" % end)
+        fh.writelines(entries)
+    return n
+
+
+def index_path(path: Path | str) -> Path:
+    return Path(f"{path}{INDEX_SUFFIX}")
+
+
+def read_index(path: Path) -> tuple[int, Iterator[tuple[bytes, int, int]]]:
+    """The run's size and its (key, frame offset, bytes) entries, in key order, from its index file."""
+    fh = open(path, "rb")
+    head = fh.readline()
+    if not head.startswith(b"#end\t"):
+        fh.close()
+        raise ValueError(f"{path}: not a run index")
+
+    def entries() -> Iterator[tuple[bytes, int, int]]:
+        with fh:
+            for line in fh:
+                key, offset, size = line.rstrip(b"\n").rsplit(b"\t", 2)
+                yield key, int(offset), int(size)
+    return int(head[5:]), entries()
+
+
+class Span(NamedTuple):
+    """The records of keys ``lo`` <= key < ``hi`` (None: unbounded) of an indexed run, which lie within
+    its bytes ``start`` to ``end``."""
+
+    path: Path
+    start: int
+    end: int
+    lo: bytes | None
+    hi: bytes | None
+
+
+class _Window(io.RawIOBase):
+    """``length`` bytes of a file from where it stands."""
+
+    def __init__(self, raw, length: int):
+        self.raw, self.left = raw, length
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        if self.left <= 0:
+            return 0
+        view = memoryview(buf)[:self.left]
+        got = self.raw.readinto(view)
+        self.left -= got or 0
+        return got or 0
+
+
+def read_span(span: Span) -> Iterator[bytes]:
+    """The records of ``span``, in order. The bounds are checked by C-level comparisons (a key K's records
+    are >= K + b"\\t" and below any greater key's)."""
+    with open(span.path, "rb") as raw:
+        raw.seek(span.start)
+        window = _Window(raw, span.end - span.start)
+        stream = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(
+            window, read_across_frames=True, closefd=False), READ_BUFFER)
+        if span.lo is not None:
+            stream = dropwhile((span.lo + b"\t").__gt__, stream)
+        if span.hi is not None:
+            stream = takewhile((span.hi + b"\t").__gt__, stream)
+        yield from stream
+
+
 def read_run(path: Path) -> Iterator[bytes]:
     """The records of a run file, in order (each ends with b"\\n")."""
     with open(path, "rb") as raw:
-        reader = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=False), READ_BUFFER)
+        reader = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(
+            raw, read_across_frames=True, closefd=False), READ_BUFFER)
         yield from reader
 
 
@@ -130,7 +237,7 @@ class ClassSpiller:
         for cls, records in self._buf.items():
             records.sort()
             path = _new_run(self.directory, f"{self.prefix}-{cls}")
-            write_run(path, records)
+            write_indexed_run(path, records)
             self.runs.setdefault(cls, []).append(path)
         self._buf, self._held = {}, 0
 
@@ -145,9 +252,14 @@ class ClassSpiller:
         self.runs = {}
 
 
-def merged(runs: list[Path], directory: Path, fan_in: int = DEFAULT_FAN_IN,
+def _read(run: Path | Span) -> Iterator[bytes]:
+    return read_span(run) if isinstance(run, Span) else read_run(run)
+
+
+def merged(runs: list[Path | Span], directory: Path, fan_in: int = DEFAULT_FAN_IN,
            on_pass: Callable[[int, int], None] | None = None) -> Iterator[bytes]:
-    """Every record of ``runs`` in sorted order. Runs are consumed: each is deleted once merged. With more
+    """Every record of ``runs`` (whole run files or spans of indexed ones) in sorted order. Run files are
+    consumed: each is deleted once merged (spans are read only). With more
     than ``fan_in`` runs, groups of ``fan_in`` are first merged into new runs in ``directory`` (as many
     passes as needed); ``on_pass(runs before, runs after)`` is told of each such pass."""
     if fan_in < 2:
@@ -163,22 +275,26 @@ def merged(runs: list[Path], directory: Path, fan_in: int = DEFAULT_FAN_IN,
                     runs.append(group[0])
                     continue
                 path = _new_run(directory, "pass")
-                write_run(path, heapq.merge(*(read_run(p) for p in group)))
+                write_run(path, heapq.merge(*(_read(p) for p in group)))
                 remove_runs(group)
                 runs.append(path)
             if on_pass:
                 on_pass(before, len(runs))
-        yield from heapq.merge(*(read_run(p) for p in runs))
+        yield from heapq.merge(*(_read(p) for p in runs))
     finally:
         remove_runs(runs)
 
 
-def remove_runs(paths: Iterable[Path]) -> None:
+def remove_runs(paths: Iterable[Path | Span]) -> None:
+    """Delete run files (and their indexes); spans are left alone (their runs serve other ranges)."""
     for p in paths:
-        try:
-            os.unlink(p)
-        except FileNotFoundError:
-            pass
+        if isinstance(p, Span):
+            continue
+        for name in (p, index_path(p)):
+            try:
+                os.unlink(name)
+            except FileNotFoundError:
+                pass
 
 
 def _new_run(directory: Path, prefix: str) -> Path:

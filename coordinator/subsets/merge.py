@@ -5,11 +5,14 @@ Two steps, each run by a pool process (``quadfleet subsets`` schedules them, :mo
 - :func:`quadfleet.coordinator.subsets.runs.make_runs`: read a group of inputs and spill each class's
   quads as sorted runs (:mod:`.extsort`) under a memory budget, as records ``PLD \\t page URL \\t subject
   \\t line`` (see :mod:`.runs`).
-- :func:`merge_class`: merge the class's runs into one sorted stream and cut it into
-  ``part-NNNNN.nq.gz`` files at PLD boundaries once a part reaches the chunk size (a PLD never spans two
-  parts: a site is one download), writing ``lookup.csv`` (PLD → part) and ``sites.csv`` (PLD, pages,
-  entities, quads) as the stream passes, and ``sample.nq``: every quad of the pages whose URL hashes
-  lowest (a deterministic random sample, the same for any run, budget or machine).
+- :func:`merge_range`: merge one PLD range of the class's runs (:mod:`.ranges`: the class is cut into
+  ranges of about the chunk size, from the runs' indexes) into one sorted stream written as the part
+  ``part-NNNNN.nq.gz`` (N: the range's number; a PLD never spans two parts: a site is one download), with
+  the range's rows of ``lookup.csv`` (PLD → part) and ``sites.csv`` (PLD, pages, entities, quads) and its
+  candidates for the sample. Ranges are independent: any number run at once, on any machine.
+- :func:`finish_class`: the ranges' rows joined in range order into ``lookup.csv`` and ``sites.csv``, and
+  ``sample.nq``: every quad of the pages whose URL hashes lowest (a deterministic random sample, the same
+  for any run, budget or machine).
 
 Entities are the distinct (page, subject) pairs typed with the class or a schema.org subclass, in any
 spelling of schema.org (:mod:`.classes`). Output is byte-identical whatever the memory budget, fan-in or processes: the
@@ -18,17 +21,19 @@ order is total (ties broken by the whole line) and gzip headers carry no name or
 from __future__ import annotations
 
 import csv
+import json
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-
 from .classes import RDF_TYPE, class_objects
-from .extsort import DEFAULT_FAN_IN, merged, remove_runs
+from .extsort import DEFAULT_FAN_IN, Span, merged, remove_runs
 from .parts import FLUSH_LINES, SAMPLE_MAX_PAGE_QUADS, PageSampler, PartWriter
 
-FORMAT_VERSION = 1              # bump when the outputs' content or layout changes: reruns then redo classes
+RANGES_DIR = ".ranges"          # a class's build folder: what each range made, until the class is finished
+FORMAT_VERSION = 2              # bump when the outputs' content or layout changes: reruns then redo classes
 INPUT_SUFFIXES = (".nq.gz", ".nq.zst")
 PROGRESS_EVERY = 200_000        # records between progress reports
 COMPRESSIONS = {"gzip": (".nq.gz", 6), "zstd": (".nq.zst", 3)}  # suffix, default level
@@ -41,7 +46,8 @@ class MergeOptions:
     ``mode``: which lines of a page go to its classes (``page``: all; ``entity``: those reachable from the
     class's entities), for inputs read through their page index; older inputs' class files are as written."""
 
-    chunk_bytes: int = 100_000_000    # a part is closed at the first PLD boundary past this many bytes
+    chunk_bytes: int = 100_000_000    # a part (a range) is about this many bytes: see .ranges
+    ranges: int | None = None         # instead: every class cut into this many parts of about equal size
     sample_pages: int = 100
     compression: str = "gzip"
     level: int | None = None          # default: gzip 6, zstd 3
@@ -60,57 +66,42 @@ class MergeOptions:
     def identity(self) -> dict:
         """The settings a class's outputs depend on (with :data:`FORMAT_VERSION`)."""
         return {"version": FORMAT_VERSION, "chunk_bytes": self.chunk_bytes, "sample_pages": self.sample_pages,
-                "compression": self.compression, "level": self.part_level, "mode": self.mode}
+                "compression": self.compression, "level": self.part_level, "mode": self.mode,
+                "ranges": self.ranges}
 
 
-# -- step 2: sorted runs → parts, lookup, sites, sample ----------------------------------------------------
+# -- step 2: one range's sorted runs → its part, its rows of lookup and sites, its sample candidates ------
 
-class _ClassMerge:
-    """The state of one class's merge between sites: the part being written, tables, totals, sample."""
+class _RangeMerge:
+    """The state of one range's merge between sites: its part, its tables' rows, totals, sample."""
 
-    def __init__(self, build_dir: Path, opts: MergeOptions, on_part: Callable[[Path], None] | None,
-                 lookup, sites):
-        self.build_dir, self.opts, self.on_part = build_dir, opts, on_part
+    def __init__(self, part: PartWriter, opts: MergeOptions, lookup, sites):
+        self.part, self.opts = part, opts
         self.lookup, self.sites = lookup, sites
         self.sampler = PageSampler(opts.sample_pages)
-        self.part: PartWriter | None = None
-        self.parts: list[dict] = []
         self.totals = {"pages": 0, "entities": 0, "quads": 0, "plds": 0}
-
-    def start_site(self, pld: bytes) -> PartWriter:
-        """The part the site goes to: a new one if the current one is full (or there is none yet)."""
-        if self.part is not None and self.part.reached(self.opts.chunk_bytes):
-            self.close_part()
-        if self.part is None:
-            self.part = PartWriter(self.build_dir / f"part-{len(self.parts):05d}{self.opts.part_suffix}",
-                                   self.opts.compression, self.opts.part_level)
-            self.part.first_pld = pld.decode("utf-8")
-        return self.part
 
     def end_site(self, pld: bytes, pages: int, entities: int, quads: int) -> None:
         name = pld.decode("utf-8")
         self.lookup.writerow([name, self.part.path.name])
         self.sites.writerow([name, pages, entities, quads])
+        if not self.part.plds:
+            self.part.first_pld = name
         self.part.plds += 1
         self.part.quads += quads
         self.part.last_pld = name
         for key, n in (("pages", pages), ("entities", entities), ("quads", quads), ("plds", 1)):
             self.totals[key] += n
 
-    def close_part(self) -> None:
-        part, self.part = self.part, None
-        self.parts.append(part.close())
-        if self.on_part:
-            self.on_part(part.path)
-
     def run(self, stream, types: frozenset[bytes], progress: Callable[[int], None] | None) -> None:
         """Write every record of ``stream``. The loop runs once per quad, so it works on local names."""
         sampler, n_type = self.sampler, len(RDF_TYPE) + 2
+        part = self.part
+        pending = part.pending
         site = url = subject = None
         pages = entities = quads = 0
         typed = False
         collect: list[bytes] | None = None
-        pending: list[bytes] = []
         n = 0
         for rec in stream:
             pld, page, subj, line = rec.split(b"\t", 3)
@@ -121,8 +112,6 @@ class _ClassMerge:
                 if pld != site:
                     if site is not None:
                         self.end_site(site, pages, entities, quads)
-                    part = self.start_site(pld)
-                    pending = part.pending
                     site, pages, entities, quads = pld, 0, 0, 0
                 url, subject, typed = page, None, False
                 pages += 1
@@ -148,43 +137,83 @@ class _ClassMerge:
             entities += typed
             sampler.end(collect)
             self.end_site(site, pages, entities, quads)
-            self.close_part()
         if progress and n % PROGRESS_EVERY:
             progress(n % PROGRESS_EVERY)
 
-    def abandon(self) -> None:
-        if self.part is not None:
-            self.part.abandon()
+
+def part_name(r: int, opts: MergeOptions) -> str:
+    return f"part-{r:05d}{opts.part_suffix}"
 
 
-def merge_class(cls: str, runs: list[Path], spill_dir: Path, build_dir: Path, opts: MergeOptions,
+def merge_range(cls: str, r: int, runs: list[Path | Span], spill_dir: Path, build_dir: Path, opts: MergeOptions,
                 on_part: Callable[[Path], None] | None = None,
                 progress: Callable[[int], None] | None = None) -> dict:
-    """Merge ``runs`` (consumed) into ``build_dir``: parts, ``lookup.csv``, ``sites.csv``, ``sample.nq``.
-    ``on_part(path)`` is called as each part is finished (an S3 destination uploads it then). The class's
-    figures: pages, entities, quads, plds, parts, bytes, sample_pages, part_files, merge."""
+    """Merge range ``r`` of class ``cls`` (``runs``: spans of the class's runs, or whole runs for a class of
+    one range) into ``build_dir``: its part (handed to ``on_part`` once finished: an S3 destination uploads
+    it then) and, under ``build_dir/.ranges``, its rows of ``lookup.csv`` and ``sites.csv``, its sample
+    candidates and ``NNNNN.json``: the range's figures, which :func:`finish_class` adds up."""
     started = time.monotonic()
     passes: list[int] = []
     stream = merged(runs, spill_dir, opts.fan_in, on_pass=lambda before, after: passes.append(before))
-    with open(build_dir / "lookup.csv", "w", newline="", encoding="utf-8") as lfh, \
-            open(build_dir / "sites.csv", "w", newline="", encoding="utf-8") as sfh:
-        lookup, sites = csv.writer(lfh, lineterminator="\n"), csv.writer(sfh, lineterminator="\n")
-        lookup.writerow(["pld", "part"])
-        sites.writerow(["pld", "pages", "entities", "quads"])
-        job = _ClassMerge(build_dir, opts, on_part, lookup, sites)
-        try:
+    folder = build_dir / RANGES_DIR
+    folder.mkdir(exist_ok=True)
+    stem = folder / f"{r:05d}"
+    part = PartWriter(build_dir / part_name(r, opts), opts.compression, opts.part_level)
+    try:
+        with open(f"{stem}.lookup.csv", "w", newline="", encoding="utf-8") as lfh, \
+                open(f"{stem}.sites.csv", "w", newline="", encoding="utf-8") as sfh:
+            job = _RangeMerge(part, opts, csv.writer(lfh, lineterminator="\n"), csv.writer(sfh, lineterminator="\n"))
             job.run(stream, class_objects(cls), progress)
-        except BaseException:
-            job.abandon()
-            raise
-    sample = job.sampler.pages()
-    with open(build_dir / "sample.nq", "wb") as fh:
-        for _, _, lines in sample:
+        info = part.close()
+    except BaseException:
+        part.abandon()
+        raise
+    if on_part:
+        on_part(part.path)
+    sample = job.sampler.entries()
+    with open(f"{stem}.sample.nq", "wb") as fh:
+        for _, _, _, lines in sample:
             fh.writelines(lines)
-    parts = job.parts
-    return {"class": cls, **job.totals, "parts": len(parts), "bytes": sum(p["bytes"] for p in parts),
-            "sample_pages": len(sample), "part_files": parts,
-            "merge": {"passes": len(passes), "merge_seconds": round(time.monotonic() - started, 3)}}
+    doc = {"class": cls, "range": r, **job.totals, "part": info,
+           "sample": [[h, len(lines)] for h, _, _, lines in sample],
+           "passes": len(passes), "seconds": round(time.monotonic() - started, 3)}
+    tmp = stem.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc), encoding="utf-8")
+    tmp.replace(stem.with_suffix(".json"))   # written last: a range is done when its figures are there
+    return doc
+
+
+# -- step 3: the ranges joined into the class --------------------------------------------------------------
+
+def finish_class(cls: str, build_dir: Path, ranges: int, opts: MergeOptions) -> dict:
+    """Join the ``ranges`` ranges made in ``build_dir`` into ``lookup.csv``, ``sites.csv`` and ``sample.nq``
+    (the folder of range files removed): the class's figures: pages, entities, quads, plds, parts, bytes,
+    sample_pages, part_files, merge."""
+    folder = build_dir / RANGES_DIR
+    docs = [json.loads((folder / f"{r:05d}.json").read_text(encoding="utf-8")) for r in range(ranges)]
+    for name, header in (("lookup", "pld,part\n"), ("sites", "pld,pages,entities,quads\n")):
+        with open(build_dir / f"{name}.csv", "wb") as out:
+            out.write(header.encode())
+            for r in range(ranges):
+                with open(folder / f"{r:05d}.{name}.csv", "rb") as fh:
+                    shutil.copyfileobj(fh, out)
+    # The sample: the pages whose URL hashes lowest of all ranges' candidates, kept in the parts' order.
+    chosen = sorted((h, r, i) for r, doc in enumerate(docs) for i, (h, _) in enumerate(doc["sample"]))
+    chosen = set((r, i) for _, r, i in chosen[:max(opts.sample_pages, 0)])
+    with open(build_dir / "sample.nq", "wb") as out:
+        for r, doc in enumerate(docs):
+            with open(folder / f"{r:05d}.sample.nq", "rb") as fh:
+                for i, (_, n) in enumerate(doc["sample"]):
+                    lines = [fh.readline() for _ in range(n)]
+                    if (r, i) in chosen:
+                        out.writelines(lines)
+    shutil.rmtree(folder)
+    parts = [doc["part"] for doc in docs]
+    totals = {k: sum(doc[k] for doc in docs) for k in ("pages", "entities", "quads", "plds")}
+    return {"class": cls, **totals, "parts": len(parts), "bytes": sum(p["bytes"] for p in parts),
+            "sample_pages": len(chosen), "part_files": parts,
+            "merge": {"ranges": ranges, "passes": max((doc["passes"] for doc in docs), default=0),
+                      "merge_seconds": round(sum(doc["seconds"] for doc in docs), 3)}}
 
 
 def discard_runs(runs: list[str]) -> None:

@@ -2,9 +2,8 @@
 
 A part is compressed on a thread of its own: zlib and zstd let go of the GIL while they work, so the
 merge loop goes on sorting the next lines meanwhile (compression at gzip level 6 is about half of a merge's
-time otherwise). Where a part ends must still not depend on that thread's timing, or two runs would cut
-their parts differently: :meth:`PartWriter.reached` decides on what the compressor had let out once every
-line handed to it was compressed, and waits for that only when an estimate says the part may be full.
+time otherwise). Where a part ends is decided before it is written (a part is a PLD range, :mod:`.ranges`),
+never by that thread's timing.
 """
 from __future__ import annotations
 
@@ -37,7 +36,6 @@ class PartWriter:
         self.written = 0                      # uncompressed bytes handed to the compressor
         self.quads = self.plds = 0
         self.first_pld = self.last_pld = ""
-        self._synced = (0, 0)                 # (written, compressed size) when last waited for
         self._error: BaseException | None = None
         self._queue: queue.Queue = queue.Queue(QUEUE_DEPTH)
         self._thread = threading.Thread(target=self._compress, name=f"compress {path.name}", daemon=True)
@@ -64,20 +62,6 @@ class PartWriter:
             self._queue.put(data)
         if self._error is not None:
             raise self._error
-
-    def reached(self, target: int) -> bool:
-        """Whether the part holds ``target`` compressed bytes, decided the same way on every run."""
-        if self.written < target:
-            return False
-        written, size = self._synced
-        if size >= 65536 and size + (self.written - written) * size / written < 0.9 * target:
-            return False
-        self.flush()
-        self._queue.join()
-        if self._error is not None:
-            raise self._error
-        self._synced = (self.written, self._raw.tell())
-        return self._synced[1] >= target
 
     def close(self) -> dict:
         """Finish the file; what it holds."""
@@ -131,6 +115,6 @@ class PageSampler:
                 heapq.heappop(self._heap)
         self._cur = None
 
-    def pages(self) -> list[tuple[bytes, bytes, list[bytes]]]:
-        """(pld, url, lines) of the sample, in the parts' order."""
-        return sorted((pld, url, lines) for _, pld, url, lines in self._heap)
+    def entries(self) -> list[tuple[int, bytes, bytes, list[bytes]]]:
+        """(hash, pld, url, lines) of the sample, in the parts' order."""
+        return sorted(((-h, pld, url, lines) for h, pld, url, lines in self._heap), key=lambda e: (e[1], e[2]))

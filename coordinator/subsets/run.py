@@ -30,7 +30,7 @@ from .dest import open_dest
 from .inputs import MergeInputs, list_committed, list_inputs
 from .merge import MergeOptions
 from .schedule import Job, run_job
-from .tasks import task_merge, task_runs
+from .tasks import task_finish, task_range, task_runs
 
 DEFAULT_DEST = "subsets-merged"   # DEST when --out is not given: OUT/subsets-merged
 
@@ -137,11 +137,11 @@ def _job(out: str, dest: str, opts: MergeOptions, skip: frozenset[str]) -> Job:
     return Job(
         "subsets", task_runs,
         lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"g{i}", opts.mode, skip),
-        task_merge,
-        lambda cl, spill, build, extra: (cl.name, cl.runs, spill, dest, build, opts, extra),
+        None, None,
         lambda res: (f"{plural(res['pages'], 'page')}, {plural(res['entities'], 'entity', 'entities')}, "
                      f"{plural(res['quads'], 'quad')}, {plural(res['plds'], 'PLD')} → "
-                     f"{plural(res['parts'], 'part')}, {res['bytes'] / 1e6:,.1f} MB"))
+                     f"{plural(res['parts'], 'part')}, {res['bytes'] / 1e6:,.1f} MB"),
+        range_fn=task_range, finish_fn=task_finish)
 
 
 def _write_top(dest_store, out: str, dest: str, result: SubsetsResult, names: list[str],

@@ -112,14 +112,23 @@ class GroupRuns:
         self.quads: dict[str, int] = {}
         self.bad: dict[str, int] = {}
         self.inputs: dict[str, int] = {}
+        self.line_bytes: dict[str, int] = {}    # of the lines given to each class (its records add keys)
+        self.record_bytes: dict[str, int] = {}
+        # Compressed and uncompressed bytes of the files each class was read from (how well its lines
+        # compress: see .ranges.record_target); an input's data files count for each class it gave lines.
+        self.packed: dict[str, int] = {}
+        self.raw: dict[str, int] = {}
+        self.in_packed = self.in_raw = 0         # of the current input's data files
         self._seen: set[str] = set()   # classes the current input gave records to
         self._maps: dict[tuple[str, ...], dict] = {}
 
-    def add(self, cls: str, records: list[bytes], bad: int) -> None:
+    def add(self, cls: str, records: list[bytes], bad: int, line_bytes: int) -> None:
         if cls in self.skip:
             return
         self.spill.extend(cls, records)
         self.quads[cls] = self.quads.get(cls, 0) + len(records)
+        self.line_bytes[cls] = self.line_bytes.get(cls, 0) + line_bytes
+        self.record_bytes[cls] = self.record_bytes.get(cls, 0) + sum(map(len, records))
         if bad:
             self.bad[cls] = self.bad.get(cls, 0) + bad
         if cls not in self._seen:
@@ -127,7 +136,14 @@ class GroupRuns:
             self.inputs[cls] = self.inputs.get(cls, 0) + 1
 
     def next_input(self) -> None:
+        for cls in self._seen:
+            self.file_bytes(cls, self.in_packed, self.in_raw)
         self._seen = set()
+        self.in_packed = self.in_raw = 0
+
+    def file_bytes(self, cls: str, packed: int, raw: int) -> None:
+        self.packed[cls] = self.packed.get(cls, 0) + packed
+        self.raw[cls] = self.raw.get(cls, 0) + raw
 
     def class_map(self, classes: tuple[str, ...]) -> dict:
         """schemaorg.class_map for a page's classes (a few milliseconds each: kept per combination)."""
@@ -137,9 +153,11 @@ class GroupRuns:
         return found
 
     def result(self) -> dict:
+        self.next_input()
         runs = self.spill.finish()
         return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.quads,
-                "bad_lines": self.bad, "inputs": self.inputs}
+                "bad_lines": self.bad, "inputs": self.inputs, "line_bytes": self.line_bytes,
+                "record_bytes": self.record_bytes, "packed": self.packed, "raw": self.raw}
 
 
 def index_columns(header: list[str]) -> tuple[int, list[int | None]] | None:
@@ -155,6 +173,7 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None]], data: 
     """Spill the class records of an input read the new way: ``rows``, its index's rows after the header
     (``cols``: :func:`index_columns`), cut its data files into pages."""
     ccol, fcols = cols
+    runs.in_packed += sum(d[2] for d in ref.data if d is not None)
     files = [open_input(p, ref.data[i][1].endswith(".zst")) if p is not None else None for i, p in enumerate(data)]
     try:
         for n, row in enumerate(rows, 2):
@@ -167,6 +186,7 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None]], data: 
                     raise InputFileError(f"{ref.pages[0]}: row {n} gives {count} {SUBSET_FORMATS[i]} lines "
                                          f"but the input has no {SUBSET_FORMATS[i]} data file")
                 got = [files[i].readline() for _ in range(count)]
+                runs.in_raw += sum(map(len, got))
                 if not got[-1].endswith(b"\n"):
                     raise InputFileError(f"{ref.data[i][1]}: fewer lines than its page index says "
                                          f"(row {n}): re-extract this input")
@@ -192,29 +212,35 @@ def _add_page(page: list[bytes], names: tuple[str, ...], ref: InputRef, mode: st
     if mode == "page":
         records: list[bytes] = []
         bad = line_records(page, plds, records)
+        size = sum(map(len, page))
         for name in names:
-            runs.add(name, records, bad)
+            runs.add(name, records, bad, size)
         return
     text = [line.decode("utf-8") for line in page]
     for name, chosen in reachable_lines(text, runs.class_map(names)).items():
         records = []
-        bad = line_records((line.encode("utf-8") for line in chosen), plds, records)
-        runs.add(name, records, bad)
+        lines = [line.encode("utf-8") for line in chosen]
+        bad = line_records(lines, plds, records)
+        runs.add(name, records, bad, sum(map(len, lines)))
 
 
 def read_legacy(ref: InputRef, fetch: Callable[[str], tuple[Path, bool]], runs: GroupRuns,
                 plds: PldOfUrl) -> None:
     """Spill the lines of an input's ``subsets/<Class>/<id>`` files (an earlier version's layout)."""
-    for cls, key, _ in ref.legacy:
+    for cls, key, packed in ref.legacy:
         if cls in runs.skip:
             continue
         path, temporary = fetch(key)
+        raw = 0
         try:
             with open_input(path, key.endswith(".zst")) as fh:
                 for chunk in iter(lambda: fh.readlines(READ_LINES), []):
                     records: list[bytes] = []
                     bad = line_records(chunk, plds, records)
-                    runs.add(cls, records, bad)
+                    size = sum(map(len, chunk))
+                    raw += size
+                    runs.add(cls, records, bad, size)
+            runs.file_bytes(cls, packed, raw)
         except (OSError, EOFError, zstandard.ZstdError) as exc:
             raise InputFileError(f"{key}: cannot read: {reason(exc)}") from None
         finally:

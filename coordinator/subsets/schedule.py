@@ -1,6 +1,8 @@
 """The pool that runs a merge's tasks (``quadfleet subsets``, ``quadfleet tables``): every group of inputs
 read into sorted runs per class, then each class found merged, largest first, at most ``processes`` tasks in
-flight, with one progress display.
+flight, with one progress display. A job with range tasks (the subsets) has each class cut into key ranges
+(:mod:`.ranges`) merged as tasks of their own, then the class finished by one more: so every process
+works even when one class is most of the data.
 
 What differs between the two commands is the :class:`Job`: which task functions run, with which
 arguments, and what a finished class prints. Tasks return plain dicts (``{"error": one line}`` on failure):
@@ -41,6 +43,14 @@ class ClassWork:
     bad_lines: int = 0
     inputs: int = 0
     columns: set = field(default_factory=set)
+    line_bytes: int = 0
+    record_bytes: int = 0
+    packed: int = 0          # compressed and uncompressed bytes of the files its lines came from
+    raw: int = 0
+    build: str = ""          # the class's build folder, while its ranges are merged
+    ranges: int = 0
+    left: int = 0            # ranges not merged yet
+    failed: bool = False
 
 
 @dataclass
@@ -55,6 +65,8 @@ class Job:
     merge_args: Callable
     describe: Callable[[dict], str]
     unit: str = "quads"
+    range_fn: Callable | None = None    # with finish_fn: a class merged range by range (merge_fn unused)
+    finish_fn: Callable | None = None
 
 
 class Scheduler:
@@ -120,7 +132,11 @@ class Scheduler:
                         continue
                     kind, c, res = self._next(pq or inline_q)
                     inflight -= 1
-                    ready.extend(self._finished(kind, c, res))
+                    for task in self._finished(kind, c, res):
+                        if task[0] == "finish":  # small, and it frees a class's runs: first
+                            ready.appendleft(task)
+                        else:
+                            ready.append(task)
         finally:
             set_progress(None)
             if pool is not None:
@@ -129,7 +145,8 @@ class Scheduler:
                 discard_runs(c.runs)
 
     def _submit(self, pool, kind: str, c, args) -> None:
-        fn = self.job.runs_fn if kind == "runs" else self.job.merge_fn
+        fn = {"runs": self.job.runs_fn, "merge": self.job.merge_fn, "range": self.job.range_fn,
+              "finish": self.job.finish_fn}[kind]
         if pool is None:
             self.done_q.put((kind, c, call(fn, args)))
             return
@@ -176,6 +193,11 @@ class Scheduler:
                     got.bad_lines += res["bad_lines"].get(name, 0)
                     got.inputs += res["inputs"].get(name, 0)
                     got.columns.update(res.get("columns", {}).get(name, ()))
+                    got.line_bytes += res.get("line_bytes", {}).get(name, 0)
+                    got.record_bytes += res.get("record_bytes", {}).get(name, 0)
+                    got.packed += res.get("packed", {}).get(name, 0)
+                    got.raw += res.get("raw", {}).get(name, 0)
+
             if self.waiting:
                 return []
             if self.error is not None:  # any input may hold any class: none can be made without it
@@ -188,17 +210,36 @@ class Scheduler:
             self.todo = len(todo)
             self.merge_total = sum(cl.quads for cl in todo)
             self.p.update(self.merge_task, total=self.merge_total, visible=True)
+            self.run_seconds = round(time.monotonic() - self.started, 3)
+            if self.job.range_fn is not None:
+                follow = []
+                for cl in todo:
+                    try:
+                        follow += self._ranges(cl)
+                    except (OSError, ValueError) as exc:
+                        self._failed(cl.name, f"cannot plan its ranges: {exc}")
+                return follow
             follow = []
             for cl in todo:
-                extra = {"fingerprint": self.fingerprint, "inputs": cl.inputs, "bad_lines": cl.bad_lines,
-                         "settings": self.opts.identity(),
-                         "merge": {"runs": len(cl.runs), "memory_mb": round(self.opts.memory_bytes / 2**20, 3),
-                                   "fan_in": self.opts.fan_in,
-                                   "run_seconds": round(time.monotonic() - self.started, 3)}}
                 follow.append(("merge", cl, self.job.merge_args(cl, str(self.spill), str(self.build_base),
-                                                                extra)))
+                                                                self._extra(cl))))
                 cl.runs = []  # the merge task owns (and deletes) them now
             return follow
+        if kind == "range":
+            if c.failed:
+                return []
+            if "error" in res:
+                c.failed = True
+                self._failed(c.name, res["error"])
+                return []
+            c.left -= 1
+            if c.left:
+                return []
+            return [("finish", c, (c.name, c.build, c.ranges, self.dest, str(self.build_base), self.opts,
+                                   self._extra(c)))]
+        if kind == "finish":
+            discard_runs(c.runs)
+            c.runs = []
         if "error" in res:
             self._failed(c.name, res["error"])
             return []
@@ -208,6 +249,27 @@ class Scheduler:
         self.p.console.print(f"{c.name}: {self.job.describe(res)} ({time.monotonic() - self.started:.1f} s)",
                              markup=False, highlight=False, soft_wrap=True)
         return []
+
+    def _extra(self, cl: ClassWork) -> dict:
+        """What a class's summary says beyond its merge's own figures."""
+        return {"fingerprint": self.fingerprint, "inputs": cl.inputs, "bad_lines": cl.bad_lines,
+                "settings": self.opts.identity(),
+                "merge": {"runs": len(cl.runs), "memory_mb": round(self.opts.memory_bytes / 2**20, 3),
+                          "fan_in": self.opts.fan_in, "run_seconds": self.run_seconds}}
+
+    def _ranges(self, cl: ClassWork) -> list:
+        """The range tasks of class ``cl``, planned from its runs' indexes, in a build folder of its own."""
+        from .dest import open_dest
+        from .ranges import plan, record_target
+
+        target = record_target(self.opts.chunk_bytes, cl.packed, cl.raw, cl.line_bytes, cl.record_bytes)
+        paths = [Path(p) for p in cl.runs]
+        ranges = plan(paths, target, self.opts.ranges)
+        cl.build = str(open_dest(self.dest, self.build_base).begin(cl.name))
+        cl.ranges = cl.left = len(ranges)
+        return [("range", cl, (cl.name, r, [(str(s.path), s.start, s.end, s.lo, s.hi) for s in kr.runs(paths)],
+                               str(self.spill), cl.build, self.dest, str(self.build_base), self.opts))
+                for r, kr in enumerate(ranges)]
 
     def _failed(self, name: str, error: str) -> None:
         self.result.failed.append((name, error))

@@ -16,7 +16,8 @@ from ...worker.errors import QuadfleetError
 from ...worker.output.scratch import hold
 from .dest import open_dest
 from .inputs import InputRef
-from .merge import MergeOptions, discard_runs, merge_class
+from .extsort import Span
+from .merge import MergeOptions, discard_runs, finish_class, merge_range
 from .runs import InputFileError, make_runs
 
 _progress = None  # where this process's progress goes: a multiprocessing queue, or the inline run's queue
@@ -73,12 +74,30 @@ def fetcher(out: str, spill: Path):
     return fetch
 
 
-def task_merge(cls: str, runs: list[str], spill_dir: str, dest: str, build_base: str, opts: MergeOptions,
-               extra: dict) -> dict:
-    """A class's runs (deleted, whatever happens) merged and published to ``dest``: its summary (with
-    ``extra``: fingerprint, inputs, how its runs were made) or {error}."""
-    return publish(cls, runs, dest, build_base, extra, lambda build, on_file, progress: merge_class(
-        cls, [Path(r) for r in runs], Path(spill_dir), build, opts, on_part=on_file, progress=progress))
+def task_range(cls: str, r: int, spans: list[tuple], spill_dir: str, build: str, dest: str, build_base: str,
+               opts: MergeOptions) -> dict:
+    """Range ``r`` of class ``cls`` merged into the class's build folder ``build`` (its part published to
+    ``dest`` at once): the range's figures, or {error}."""
+    dest_store = open_dest(dest, build_base)
+    return merge_range(cls, r, [Span(Path(p), a, b, lo, hi) for p, a, b, lo, hi in spans], Path(spill_dir),
+                       Path(build), opts, on_part=lambda path: dest_store.part_done(cls, path),
+                       progress=report("merged"))
+
+
+def task_finish(cls: str, build: str, ranges: int, dest: str, build_base: str, opts: MergeOptions,
+                extra: dict) -> dict:
+    """Class ``cls``'s ranges joined and the class published to ``dest`` whole: its summary (with
+    ``extra``: fingerprint, inputs, how its runs were made), or {error}."""
+    dest_store = open_dest(dest, build_base)
+    try:
+        summary = finish_class(cls, Path(build), ranges, opts)
+        summary.update({k: v for k, v in extra.items() if k != "merge"},
+                       merge={**extra.get("merge", {}), **summary.pop("merge")})
+        dest_store.finish(cls, Path(build), summary)
+    except BaseException:
+        dest_store.abandon(Path(build))
+        raise
+    return summary
 
 
 def publish(cls: str, runs: list[str], dest: str, build_base: str, extra: dict, make) -> dict:

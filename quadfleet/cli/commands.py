@@ -426,10 +426,12 @@ def cmd_subsets(args) -> int:
 
     if args.sample_pages < 0:
         raise UsageError("subsets: --sample-pages must be at least 0")
+    if args.ranges is not None and args.ranges < 1:
+        raise UsageError("subsets: --ranges must be at least 1")
     out, dest = _merge_locations("subsets", args, default_dest)
     opts = MergeOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), sample_pages=args.sample_pages,
                         compression=args.compression, memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in,
-                        mode=args.mode)
+                        mode=args.mode, ranges=args.ranges)
     result = run_subsets(out, dest, opts, args.processes, args.tmp, console(stderr=True),
                          show_progress=not args.quiet)
     print(f"{plural(len(result.merged), 'class', 'classes')} merged, {len(result.skipped)} already merged, "

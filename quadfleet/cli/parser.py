@@ -256,7 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     ss.add_argument("--out", dest="dest", metavar="DEST",
                     help="where the datasets go, a directory or s3://BUCKET/PREFIX (default OUT/subsets-merged)")
     ss.add_argument("--chunk-mb", type=float, default=100.0,
-                    help="close a part at the first PLD boundary past this many compressed MB (default 100)")
+                    help="parts of about this many compressed MB (default 100): each part is a range of PLDs "
+                         "merged as a task of its own, so many processes merge one class at once")
+    ss.add_argument("--ranges", type=int, default=None, metavar="N",
+                    help="instead of --chunk-mb: cut every class into N parts (PLD ranges) of about equal size")
     ss.add_argument("--mode", choices=("page", "entity"), default=None,
                     help="which quads of a page go to its classes: all of them (page, WDC's rule) or those "
                          "reachable from the class's entities (entity); default: the extraction's [subsets] mode")

@@ -5,10 +5,12 @@ is summed up.
 The inputs are every corpus WARC/ARC (warc-commoncrawl, warc-real-misc, the damaged ones fail) and a WARC
 of real-pages, extracted with the default configuration (the 50 classes, page mode, gzip) and again in
 entity mode with zstd N-Quads, then merged by ``quadfleet subsets`` with small parts (so that a class has
-several) and a sample of 20 pages. A dataset is summed up by what a user reads from it: per class, every
-part's decompressed bytes (a SHA-256 and the line count), ``lookup.csv``, ``sites.csv``, ``sample.nq``
-(SHA-256) and the figures of ``summary.json`` that say what it holds. Compressed sizes and timings are
-left out: they depend on the zlib build and the machine, not on the lines.
+several) and a sample of 20 pages. A dataset is summed up by what a user reads from it: per class, its
+parts' decompressed bytes joined in part order (a SHA-256 and the line count), the PLDs of ``lookup.csv``
+in order, ``sites.csv``, ``sample.nq`` (SHA-256) and the figures of ``summary.json`` that say what it
+holds. Where one part ends and the next begins is left out: since parts are PLD ranges sized from an
+estimate (coordinator/subsets/ranges.py), that is the merge's choice, not what the dataset holds.
+Compressed sizes and timings are left out too: they depend on the zlib build and the machine.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import zstandard
 CORPUS_SETS = ("warc-commoncrawl", "warc-real-misc")
 MODES = {"page": "", "entity": '[subsets]\nmode = "entity"\n[output]\ncompression = "zstd"\n'}
 MERGE_ARGS = ["--chunk-mb", "0.001", "--sample-pages", "20", "--quiet"]
-SUMMARY_FIELDS = ("class", "pages", "entities", "quads", "plds", "parts", "sample_pages", "bad_lines")
+SUMMARY_FIELDS = ("class", "pages", "entities", "quads", "plds", "sample_pages", "bad_lines")
 
 
 def corpus_root() -> Path:
@@ -133,20 +135,23 @@ def _decompressed(path: Path) -> bytes:
 
 
 def digest(dest: Path) -> dict:
-    """Per class: its parts (name, SHA-256 of the decompressed bytes, lines), lookup.csv, sites.csv,
+    """Per class: its parts' decompressed bytes joined (SHA-256, lines), lookup.csv's PLDs, sites.csv,
     sample.nq's SHA-256 and line count, and the summary's figures."""
     out = {}
     for folder in sorted(p for p in dest.iterdir() if p.is_dir() and not p.name.startswith(".")):
         summary = json.loads((folder / "summary.json").read_text())
-        parts = []
+        stream, lines = hashlib.sha256(), 0
         for part in sorted(folder.glob("part-*")):
             data = _decompressed(part)
-            parts.append([part.name, hashlib.sha256(data).hexdigest(), data.count(b"\n")])
+            stream.update(data)
+            lines += data.count(b"\n")
+        with open(folder / "lookup.csv", encoding="utf-8", newline="") as fh:
+            plds = [row["pld"] for row in csv.DictReader(fh)]
         sample = (folder / "sample.nq").read_bytes()
         out[folder.name] = {
             "summary": {k: summary.get(k) for k in SUMMARY_FIELDS},
-            "parts": parts,
-            "lookup": (folder / "lookup.csv").read_text(encoding="utf-8"),
+            "stream": [stream.hexdigest(), lines],
+            "plds": plds,
             "sites": (folder / "sites.csv").read_text(encoding="utf-8"),
             "sample": [hashlib.sha256(sample).hexdigest(), sample.count(b"\n")],
         }
@@ -161,7 +166,7 @@ def differences(golden: dict, now: dict) -> list[str]:
             found.append(f"{cls}: {'missing now' if cls not in now else 'new (not in the golden copy)'}")
             continue
         g, n = golden[cls], now[cls]
-        for key in ("summary", "parts", "lookup", "sites", "sample"):
+        for key in ("summary", "stream", "plds", "sites", "sample"):
             if g[key] != n[key]:
                 found.append(f"{cls}: {key} differs: golden {str(g[key])[:200]!r}, now {str(n[key])[:200]!r}")
     return found

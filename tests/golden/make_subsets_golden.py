@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             dest = golden_subsets.run(cli, args.corpus, Path(tmp) / mode, mode)
             doc["modes"][mode] = golden_subsets.digest(dest)
             print(f"{mode}: {len(doc['modes'][mode])} classes, "
-                  f"{sum(len(c['parts']) for c in doc['modes'][mode].values())} parts")
+                  f"{sum(c['stream'][1] for c in doc['modes'][mode].values())} lines")
     args.out.write_bytes(gzip.compress(json.dumps(doc, indent=0, sort_keys=True).encode(), mtime=0))
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
     return 0

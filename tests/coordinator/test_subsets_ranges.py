@@ -1,0 +1,114 @@
+"""A class's merge cut into PLD ranges (coordinator/subsets/ranges.py): indexed runs read by span, ranges
+planned from the runs' indexes, and the class's dataset the same whatever the ranges are run by.
+
+The ranges depend on the class's records only (never on the memory budget, fan-in or processes), each
+range is one part, and the parts of adjacent ranges joined give the one sorted stream of the class.
+"""
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+import pytest
+from test_subsets_merge import build_out, key, merge, outputs, read_nq
+
+from quadfleet.coordinator.subsets import extsort, ranges
+from quadfleet.coordinator.subsets.extsort import Span, read_index, read_span, write_indexed_run
+
+
+def _records(rng: random.Random, n: int) -> list[bytes]:
+    keys = [f"site{rng.randrange(300):03d}.example".encode() for _ in range(40)] + [b"", b"a", b"ab", b"abc"]
+    return sorted(rng.choice(keys) + b"\t" + f"{rng.random():.12f} line {i}".encode() + b"\n" for i in range(n))
+
+
+@pytest.mark.parametrize("frame", [1, 200, 1 << 20])
+def test_spans_of_planned_ranges_hold_each_record_once(tmp_path, monkeypatch, frame):
+    """Runs with frames of every size (one key per frame, several, one frame for the run), keys that are
+    prefixes of others and the empty key: every planned range reads exactly its keys' records, in order,
+    from each run, and the ranges together give every record once."""
+    monkeypatch.setattr(extsort, "FRAME_BYTES", frame)
+    rng = random.Random(frame)
+    runs, every = [], []
+    for i in range(5):
+        recs = _records(rng, rng.randrange(1, 900))
+        path = tmp_path / f"run{i}.zst"
+        assert write_indexed_run(path, recs) == len(recs)
+        assert list(extsort.read_run(path)) == recs  # read whole across its frames
+        end, entries = read_index(extsort.index_path(path))
+        assert end == path.stat().st_size
+        assert sum(size for _, _, size in entries) == sum(map(len, recs))
+        runs.append(path)
+        every += recs
+    for count in (1, 3, 7, 1000):
+        planned = ranges.plan(runs, count=count)
+        assert 1 <= len(planned) <= count
+        assert planned[0].lo is None and planned[-1].hi is None
+        assert all(a.hi == b.lo for a, b in zip(planned, planned[1:]))
+        got = []
+        for kr in planned:
+            part = sorted(rec for span in kr.runs(runs) for rec in read_span(span))
+            keys = {rec.split(b"\t", 1)[0] for rec in part}
+            assert all((kr.lo is None or k >= kr.lo) and (kr.hi is None or k < kr.hi) for k in keys)
+            assert sum(map(len, part)) == kr.bytes
+            got += part
+        assert got == sorted(every)
+    sizes = [kr.bytes for kr in ranges.plan(runs, count=3)]
+    assert max(sizes) < 2 * sum(sizes) / 3 + max(size for _, size in ranges.key_sizes(
+        [extsort.index_path(p) for p in runs])), "ranges of about equal size, but for one key's bytes"
+
+
+def test_a_span_of_nothing_reads_nothing(tmp_path):
+    path = tmp_path / "r.zst"
+    write_indexed_run(path, [b"b\tx\n", b"c\ty\n"])
+    assert list(read_span(Span(path, 0, path.stat().st_size, b"bb", b"c"))) == []
+    assert list(read_span(Span(path, 0, path.stat().st_size, b"c", None))) == [b"c\ty\n"]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> Path:
+    return build_out(tmp_path_factory.mktemp("ranges") / "out")
+
+
+@pytest.fixture(scope="module")
+def one_range(inputs, tmp_path_factory) -> Path:
+    """Each class in one range (one part): the class's stream as one process merges it."""
+    dest = tmp_path_factory.mktemp("one") / "merged"
+    assert not merge(inputs, dest, chunk_bytes=10**12).failed
+    return dest
+
+
+def _joined(dest: Path, cls: str) -> list[str]:
+    return [line for p in sorted((dest / cls).glob("part-*")) for line in read_nq(p)]
+
+
+def test_ranges_option_cuts_each_class_into_n_parts_that_join_to_the_same_stream(inputs, one_range, tmp_path):
+    reference = one_range
+    dest = tmp_path / "r3"
+    result = merge(inputs, dest, processes=2, ranges=3, chunk_bytes=10**9)
+    assert not result.failed
+    for doc in result.merged:
+        cls = doc["class"]
+        assert doc["parts"] == min(3, doc["plds"]) and doc["merge"]["ranges"] == doc["parts"]
+        assert _joined(dest, cls) == _joined(reference, cls)
+        assert (dest / cls / "sites.csv").read_bytes() == (reference / cls / "sites.csv").read_bytes()
+        assert (dest / cls / "sample.nq").read_bytes() == (reference / cls / "sample.nq").read_bytes()
+        with open(dest / cls / "lookup.csv", encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        plds = [r["pld"] for r in rows]
+        assert len(plds) == len(set(plds)) == doc["plds"], f"{cls}: every PLD once in lookup.csv"
+        part_of = {}  # each PLD's lines are in the part lookup.csv names, and only there
+        for p in (dest / cls).glob("part-*"):
+            for line in read_nq(p):
+                assert part_of.setdefault(key(line)[0], p.name) == p.name, f"{cls}: a PLD in two parts"
+        assert part_of == {r["pld"]: r["part"] for r in rows}
+
+
+def test_same_output_whatever_processes_budget_and_fan_in(inputs, tmp_path):
+    """Several ranges per class: one process with the default budget, three with a tiny budget and fan-in
+    2 (many runs, merge passes within each range): byte-identical datasets."""
+    a = merge(inputs, tmp_path / "a", processes=1, chunk_bytes=8_000)
+    b = merge(inputs, tmp_path / "b", processes=3, chunk_bytes=8_000, memory_bytes=20_000, fan_in=2)
+    assert max(doc["parts"] for doc in a.merged) >= 5
+    assert any(doc["merge"]["passes"] for doc in b.merged), "the tiny budget should need merge passes"
+    assert outputs(tmp_path / "a") == outputs(tmp_path / "b")
