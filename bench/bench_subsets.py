@@ -307,6 +307,17 @@ def scaling(work: Path, shared: Path, n: int, gen: dict, args) -> int:
     print(f"merge phase with {args.processes} processes: {many['merge_phase_s'] / max(one['merge_phase_s'], 1e-3):.2f}x "
           f"the wall time of one process; outputs byte-identical: {'yes' if same else 'NO'}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s)")
+    # What a crawl's largest class would take, from this run's CPU per dataset quad (both phases): the
+    # merge splits into as many tasks as parts, so it spreads over any number of workers.
+    from quadfleet.coordinator.fleet.cost import PriceBasis
+
+    basis, product = PriceBasis(), 21.5e9   # Product quads in CC-MAIN-2024-42 (WDC)
+    rate = one["quads"] / max(one["cpu_s"], 1e-3)
+    hours = product / rate / 3600
+    print(f"a crawl's Product class ({product / 1e9:.1f} billion quads) at {rate:,.0f} dataset quads per CPU second: "
+          f"{hours:,.0f} vCPU-hours, ${hours * basis.vcpu_hour:,.2f} at ${basis.vcpu_hour:g}/vCPU-h; "
+          + ", ".join(f"{hours * 60 / v:,.1f} min on {v // 8} workers of 8 vCPUs" for v in (8 * 10, 8 * 100, 8 * 500))
+          + " (compute only; the S3 requests: one ranged GET per range and run of the class)")
     if args.json:
         Path(args.json).write_text(json.dumps({"one": one, "many": many, "identical": same}, indent=1))
     return 0 if same else 1

@@ -30,7 +30,7 @@ from .dest import open_dest
 from .inputs import MergeInputs, list_committed, list_inputs
 from .merge import MergeOptions
 from .schedule import Job, run_job
-from .tasks import task_finish, task_range, task_runs
+from .tasks import task_finish, task_plan, task_range, task_runs
 
 DEFAULT_DEST = "subsets-merged"   # DEST when --out is not given: OUT/subsets-merged
 
@@ -67,44 +67,68 @@ def check_locations(out: str, dest: str, command: str = "subsets", inputs: str =
         raise error(f"{command}: --out {dest}: must not be OUT or inside OUT/{inputs} (its inputs)")
 
 
-def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp: str | None = None,
-                console=None, show_progress: bool = True) -> SubsetsResult:
-    """Merge every class of ``out`` into ``dest`` (both a directory or ``s3://BUCKET/PREFIX``)."""
-    from rich.console import Console
+@dataclass
+class Plan:
+    """What a merge will do, decided before any task runs (the same for a local and a fleet run)."""
 
+    store: object                      # OUT, to read inputs from
+    dest_store: object                 # DEST, to read class summaries and write DEST/summary.json
+    inputs: MergeInputs
+    opts: MergeOptions                 # with the mode decided
+    fingerprint: str
+    done: set[str]                     # classes complete with this fingerprint
+    everything: bool                   # nothing to read: every class of these inputs is complete
+    skipped: list[str]
+
+
+def prepare(out: str, dest: str, opts: MergeOptions) -> Plan:
+    """List OUT's committed inputs and DEST's complete classes: SubsetsError when there is nothing to merge."""
     from ..report.stats import open_store
 
-    console = console or Console(stderr=True)
     check_locations(out, dest)
-    started = time.monotonic()
     store = open_store(out)
     committed = list_committed(store)
     if not committed.ids:
         raise SubsetsError(f"subsets: {out}: no committed input (no done/<id> markers): nothing to merge")
-    result = SubsetsResult(dest=dest, inputs=len(committed.ids))
-    dest_store = open_dest(dest, None)  # here only to read class summaries and write DEST/summary.json
+    dest_store = open_dest(dest, None)
     inputs = list_inputs(store, committed)
     opts = _with_mode(opts, store, committed, inputs, out)
     fingerprint = inputs.fingerprint(opts.identity())
     done = complete(dest_store, fingerprint)
     top = dest_store.read_top() or {}
     known = set(top.get("classes") or ()) | set(top.get("failed") or ())
-    everything = top.get("fingerprint") == fingerprint and known <= done  # nothing to read
-    result.skipped = sorted(known if everything else done)
-    if result.skipped:
-        console.print(f"skipping {plural(len(result.skipped), 'class', 'classes')} already merged from the same "
-                      "inputs and settings: "
-                      f"{', '.join(result.skipped)}", markup=False, highlight=False, soft_wrap=True)
-    if not everything:
-        run_job(_job(out, dest, opts, frozenset(done)), dest, opts, processes, fingerprint,
-                inputs.groups(opts.memory_bytes), tmp, console, show_progress and console.is_terminal, result)
+    everything = top.get("fingerprint") == fingerprint and known <= done
+    return Plan(store, dest_store, inputs, opts, fingerprint, done, everything,
+                sorted(known if everything else done))
+
+
+def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp: str | None = None,
+                console=None, show_progress: bool = True) -> SubsetsResult:
+    """Merge every class of ``out`` into ``dest`` (both a directory or ``s3://BUCKET/PREFIX``)."""
+    from rich.console import Console
+
+    console = console or Console(stderr=True)
+    started = time.monotonic()
+    plan = prepare(out, dest, opts)
+    opts = plan.opts
+    result = SubsetsResult(dest=dest, inputs=len(plan.inputs.committed.ids), skipped=plan.skipped)
+    say_skipped(console, result.skipped)
+    if not plan.everything:
+        run_job(_job(out, dest, opts, frozenset(plan.done)), dest, opts, processes, plan.fingerprint,
+                plan.inputs.groups(opts.memory_bytes), tmp, console, show_progress and console.is_terminal, result)
         if not result.merged and not result.skipped and not result.failed:
             raise SubsetsError(f"subsets: {out}: no page of a committed input belongs to a schema.org class: "
                                "extract with [subsets] classes configured first")
-    _write_top(dest_store, out, dest, result, sorted(result.skipped + [c["class"] for c in result.merged]),
-               fingerprint)
+    write_top(plan.dest_store, out, dest, result.inputs, sorted(result.skipped + [c["class"] for c in result.merged]),
+              dict(result.failed), plan.fingerprint)
     result.seconds = time.monotonic() - started
     return result
+
+
+def say_skipped(console, skipped: list[str]) -> None:
+    if skipped:
+        console.print(f"skipping {plural(len(skipped), 'class', 'classes')} already merged from the same "
+                      f"inputs and settings: {', '.join(skipped)}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _with_mode(opts: MergeOptions, store, committed, inputs: MergeInputs, out: str) -> MergeOptions:
@@ -141,11 +165,11 @@ def _job(out: str, dest: str, opts: MergeOptions, skip: frozenset[str]) -> Job:
         lambda res: (f"{plural(res['pages'], 'page')}, {plural(res['entities'], 'entity', 'entities')}, "
                      f"{plural(res['quads'], 'quad')}, {plural(res['plds'], 'PLD')} → "
                      f"{plural(res['parts'], 'part')}, {res['bytes'] / 1e6:,.1f} MB"),
-        range_fn=task_range, finish_fn=task_finish)
+        range_fn=task_range, finish_fn=task_finish, plan_fn=task_plan)
 
 
-def _write_top(dest_store, out: str, dest: str, result: SubsetsResult, names: list[str],
-               fingerprint: str) -> None:
+def write_top(dest_store, out: str, dest: str, inputs: int, names: list[str], failed: dict,
+              fingerprint: str) -> None:
     """``DEST/summary.json``: every class whose outputs are complete, with totals, and the failed ones."""
     classes = {}
     for name in names:
@@ -155,7 +179,6 @@ def _write_top(dest_store, out: str, dest: str, result: SubsetsResult, names: li
         classes[name] = {k: doc.get(k) for k in ("pages", "entities", "quads", "plds", "parts", "bytes",
                                                  "inputs", "sample_pages", "bad_lines")}
     totals = {k: sum(c[k] or 0 for c in classes.values()) for k in ("pages", "entities", "quads", "parts", "bytes")}
-    dest_store.write_top({"source": out, "dest": dest, "inputs": result.inputs, "fingerprint": fingerprint,
-                          "classes": classes,
-                          "totals": totals, "failed": dict(result.failed),
+    dest_store.write_top({"source": out, "dest": dest, "inputs": inputs, "fingerprint": fingerprint,
+                          "classes": classes, "totals": totals, "failed": failed,
                           "created": datetime.now(timezone.utc).isoformat(timespec="seconds")})

@@ -65,8 +65,9 @@ class Job:
     merge_args: Callable
     describe: Callable[[dict], str]
     unit: str = "quads"
-    range_fn: Callable | None = None    # with finish_fn: a class merged range by range (merge_fn unused)
+    range_fn: Callable | None = None    # with plan_fn and finish_fn: a class merged range by range
     finish_fn: Callable | None = None
+    plan_fn: Callable | None = None
 
 
 class Scheduler:
@@ -146,7 +147,7 @@ class Scheduler:
 
     def _submit(self, pool, kind: str, c, args) -> None:
         fn = {"runs": self.job.runs_fn, "merge": self.job.merge_fn, "range": self.job.range_fn,
-              "finish": self.job.finish_fn}[kind]
+              "finish": self.job.finish_fn, "plan": self.job.plan_fn}[kind]
         if pool is None:
             self.done_q.put((kind, c, call(fn, args)))
             return
@@ -212,19 +213,21 @@ class Scheduler:
             self.p.update(self.merge_task, total=self.merge_total, visible=True)
             self.run_seconds = round(time.monotonic() - self.started, 3)
             if self.job.range_fn is not None:
-                follow = []
-                for cl in todo:
-                    try:
-                        follow += self._ranges(cl)
-                    except (OSError, ValueError) as exc:
-                        self._failed(cl.name, f"cannot plan its ranges: {exc}")
-                return follow
+                from .ranges import record_target
+
+                return [("plan", cl, (cl.runs, record_target(self.opts.chunk_bytes, cl.packed, cl.raw, cl.line_bytes,
+                                                             cl.record_bytes), self.opts.ranges)) for cl in todo]
             follow = []
             for cl in todo:
                 follow.append(("merge", cl, self.job.merge_args(cl, str(self.spill), str(self.build_base),
                                                                 self._extra(cl))))
                 cl.runs = []  # the merge task owns (and deletes) them now
             return follow
+        if kind == "plan":
+            if "error" in res:
+                self._failed(c.name, f"cannot plan its ranges: {res['error']}")
+                return []
+            return self._ranges(c, res["ranges"])
         if kind == "range":
             if c.failed:
                 return []
@@ -257,19 +260,16 @@ class Scheduler:
                 "merge": {"runs": len(cl.runs), "memory_mb": round(self.opts.memory_bytes / 2**20, 3),
                           "fan_in": self.opts.fan_in, "run_seconds": self.run_seconds}}
 
-    def _ranges(self, cl: ClassWork) -> list:
-        """The range tasks of class ``cl``, planned from its runs' indexes, in a build folder of its own."""
+    def _ranges(self, cl: ClassWork, ranges: list) -> list:
+        """The range tasks of class ``cl`` (``ranges``: a plan task's spans per range), in a build folder of
+        its own."""
         from .dest import open_dest
-        from .ranges import plan, record_target
 
-        target = record_target(self.opts.chunk_bytes, cl.packed, cl.raw, cl.line_bytes, cl.record_bytes)
-        paths = [Path(p) for p in cl.runs]
-        ranges = plan(paths, target, self.opts.ranges)
         cl.build = str(open_dest(self.dest, self.build_base).begin(cl.name))
         cl.ranges = cl.left = len(ranges)
-        return [("range", cl, (cl.name, r, [(str(s.path), s.start, s.end, s.lo, s.hi) for s in kr.runs(paths)],
-                               str(self.spill), cl.build, self.dest, str(self.build_base), self.opts))
-                for r, kr in enumerate(ranges)]
+        return [("range", cl, (cl.name, r, spans, str(self.spill), cl.build, self.dest, str(self.build_base),
+                               self.opts))
+                for r, spans in enumerate(ranges)]
 
     def _failed(self, name: str, error: str) -> None:
         self.result.failed.append((name, error))

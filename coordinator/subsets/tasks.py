@@ -74,12 +74,21 @@ def fetcher(out: str, spill: Path):
     return fetch
 
 
+def task_plan(runs: list[str], target: float, count: int | None) -> dict:
+    """A class's PLD ranges, planned from its runs' indexes: {ranges: per range, its spans as (path, start,
+    end, lo, hi)}."""
+    from .ranges import plan
+
+    paths = [Path(p) for p in runs]
+    return {"ranges": [[tuple(s) for s in kr.runs(paths)] for kr in plan(paths, target, count)]}
+
+
 def task_range(cls: str, r: int, spans: list[tuple], spill_dir: str, build: str, dest: str, build_base: str,
                opts: MergeOptions) -> dict:
     """Range ``r`` of class ``cls`` merged into the class's build folder ``build`` (its part published to
     ``dest`` at once): the range's figures, or {error}."""
     dest_store = open_dest(dest, build_base)
-    return merge_range(cls, r, [Span(Path(p), a, b, lo, hi) for p, a, b, lo, hi in spans], Path(spill_dir),
+    return merge_range(cls, r, [Span(*span) for span in spans], Path(spill_dir),
                        Path(build), opts, on_part=lambda path: dest_store.part_done(cls, path),
                        progress=report("merged"))
 

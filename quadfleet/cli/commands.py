@@ -335,7 +335,9 @@ def cmd_work(args) -> int:
         membership = Membership(args.asg_instance_id, args.asg_group)
     _require_aws("work", args.queue_url)
     setup_logging()
-    return run_workers(args.queue_url, config, args.processes, args.idle_exit, membership)
+    from ..coordinator.subsets.fleet import handle_task  # light: its modules load when a task comes
+
+    return run_workers(args.queue_url, config, args.processes, args.idle_exit, membership, tasks=handle_task)
 
 
 def _with_spot_endpoint(config, endpoint: str):
@@ -429,9 +431,19 @@ def cmd_subsets(args) -> int:
     if args.ranges is not None and args.ranges < 1:
         raise UsageError("subsets: --ranges must be at least 1")
     out, dest = _merge_locations("subsets", args, default_dest)
+    if args.queue_url and not (out.startswith("s3://") and dest.startswith("s3://")):
+        raise UsageError("subsets: --queue-url: the fleet reads OUT and writes DEST on S3: give s3:// URLs for both")
+    if args.no_wait and not args.queue_url:
+        raise UsageError("subsets: --no-wait goes with --queue-url (a local merge always waits)")
     opts = MergeOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), sample_pages=args.sample_pages,
                         compression=args.compression, memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in,
                         mode=args.mode, ranges=args.ranges)
+    if args.queue_url:
+        from ..coordinator.subsets.fleet_run import run_on_fleet
+
+        _require_aws("subsets", args.queue_url)
+        return run_on_fleet(out, dest, opts, args.queue_url, wait=not args.no_wait, console=console(stderr=True),
+                            show_progress=not args.quiet)
     result = run_subsets(out, dest, opts, args.processes, args.tmp, console(stderr=True),
                          show_progress=not args.quiet)
     print(f"{plural(len(result.merged), 'class', 'classes')} merged, {len(result.skipped)} already merged, "

@@ -260,6 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "merged as a task of its own, so many processes merge one class at once")
     ss.add_argument("--ranges", type=int, default=None, metavar="N",
                     help="instead of --chunk-mb: cut every class into N parts (PLD ranges) of about equal size")
+    ss.add_argument("--queue-url", metavar="Q",
+                    help="run the merge on the fleet: its tasks go on this work queue and `quadfleet work` runs them "
+                         "(OUT and DEST on S3); the command waits with progress")
+    ss.add_argument("--no-wait", action="store_true",
+                    help="with --queue-url: return once the tasks are sent (the fleet goes on; rerun to wait)")
     ss.add_argument("--mode", choices=("page", "entity"), default=None,
                     help="which quads of a page go to its classes: all of them (page, WDC's rule) or those "
                          "reachable from the class's entities (entity); default: the extraction's [subsets] mode")

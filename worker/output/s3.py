@@ -80,6 +80,27 @@ class S3Store:
 
         return self._call("cannot read", key, get)
 
+    def download(self, key: str, path: str | Path) -> None:
+        """The object into the local file ``path``."""
+        self._call("cannot read", key, lambda: self.s3.download_file(self.bucket, self._key(key), str(path)))
+
+    def download_range(self, key: str, start: int, end: int, path: str | Path) -> None:
+        """Bytes ``start`` to ``end`` (exclusive) of the object into ``path``; a short answer is retried."""
+        def get() -> None:
+            resp = self.s3.get_object(Bucket=self.bucket, Key=self._key(key), Range=f"bytes={start}-{end - 1}")
+            got = 0
+            with open(path, "wb") as fh:
+                for chunk in resp["Body"].iter_chunks(1 << 20):
+                    fh.write(chunk)
+                    got += len(chunk)
+            if got != end - start:
+                raise CutAnswer(f"{got} bytes of {end - start}")
+
+        if end > start:
+            self._call("cannot read", key, get)
+        else:
+            Path(path).write_bytes(b"")
+
     def put_file(self, key: str, path: str) -> None:
         try:
             self._call("cannot upload", key,

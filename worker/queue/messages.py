@@ -4,6 +4,10 @@ A message names the input, the output prefix and the run, and nothing else: the 
 output prefix) holds the configuration, so every worker extracts an input of a run the same way. A
 selection (records chosen through an index) adds ``ranges``: ``[[offset, length, url], ...]``, sorted.
 
+A *task* message (``"task"`` instead of ``"input"``) is one step of a merge run on the fleet (``quadfleet
+subsets --queue-url``): its ``job`` is the merge's ``s3://`` prefix, and its fields say which group of
+inputs, class or range; the worker hands it to the task handler it was started with.
+
 A message must not make a worker request arbitrary hosts: inputs are ``s3://`` or ``https://`` URLs, and
 ``http://`` only where ``[worker] allow_http`` says so. Values quoted in a refusal are cut short (a refusal is
 logged, and a log line must stay short whatever a message holds).
@@ -11,7 +15,8 @@ logged, and a log line must stay short whatever a message holds).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 from ..archive.inputs import InputSpec, input_id, selection_id
 from ..archive.ranges import MAX_RECORD
@@ -27,6 +32,49 @@ def shown(value, limit: int = SHOWN) -> str:
     """``repr(value)``, cut to ``limit`` characters with the full length said: safe to log."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+# A merge task and its own fields: a group of inputs to sort, a class to plan or finish, a range to merge.
+TASK_FIELDS = {"subsets-runs": ("group",), "subsets-plan": ("class",), "subsets-range": ("class", "range"),
+               "subsets-finish": ("class",)}
+_CLASS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,99}\Z")
+
+
+@dataclass(frozen=True)
+class TaskItem:
+    task: str
+    job: str                 # s3://DEST/.merge/<job>: where the merge keeps its state, and its errors go
+    fields: dict = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return "-".join([self.task] + [str(self.fields[k]) for k in TASK_FIELDS[self.task]])
+
+    @property
+    def out(self) -> str:
+        return self.job
+
+    @property
+    def spec(self) -> InputSpec:
+        """As an input for the worker's records: errors/<task id>.json under the job."""
+        return InputSpec(uri=self.job, id=self.id)
+
+
+def parse_task(doc: dict) -> TaskItem:
+    task = doc.get("task")
+    if task not in TASK_FIELDS:
+        raise MalformedMessage(f"task {shown(task)} is not one of {sorted(TASK_FIELDS)}")
+    want = set(TASK_FIELDS[task]) | {"quadfleet", "task", "job"}
+    if set(doc) != want:
+        raise MalformedMessage(f"a {task} message has the keys {sorted(want)}, not {shown(sorted(doc), 200)}")
+    if not isinstance(doc["job"], str) or not doc["job"].startswith("s3://") or "/.merge/" not in doc["job"]:
+        raise MalformedMessage(f"job {shown(doc['job'])} is not an s3://BUCKET/PREFIX/.merge/JOB URL")
+    for key in ("group", "range"):
+        if key in doc and (type(doc[key]) is not int or not 0 <= doc[key] < 10**7):
+            raise MalformedMessage(f"{key} {shown(doc[key])} is not a whole number from 0")
+    if "class" in doc and not (isinstance(doc["class"], str) and _CLASS.match(doc["class"])):
+        raise MalformedMessage(f"class {shown(doc['class'])} is not a class name")
+    return TaskItem(task, doc["job"], {k: doc[k] for k in TASK_FIELDS[task]})
 
 
 class MalformedMessage(QuadfleetError):
@@ -61,7 +109,7 @@ def _ranges(value) -> tuple:
     return tuple(out)
 
 
-def parse_message(body: str, allow_http: bool = False) -> WorkItem:
+def parse_message(body: str, allow_http: bool = False) -> WorkItem | TaskItem:
     """The work item of a message body, or MalformedMessage saying what is wrong. ``allow_http``: accept
     ``http://`` inputs too (``[worker] allow_http``)."""
     try:
@@ -70,6 +118,10 @@ def parse_message(body: str, allow_http: bool = False) -> WorkItem:
         raise MalformedMessage(f"not JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise MalformedMessage("not a JSON object")
+    if "task" in doc:
+        if type(doc.get("quadfleet")) is not int or doc["quadfleet"] != VERSION:
+            raise MalformedMessage(f"message version {shown(doc.get('quadfleet'))}, this worker reads version {VERSION}")
+        return parse_task(doc)
     if set(doc) - {"ranges"} != _KEYS:
         missing, extra = _KEYS - set(doc), set(doc) - _KEYS - {"ranges"}
         raise MalformedMessage("wrong keys" + (f"; missing {sorted(missing)}" if missing else "")

@@ -70,12 +70,14 @@ def _die_with_parent() -> None:
         pass  # not Linux: the visibility timeout still brings orphaned messages back
 
 
-def _child(queue_url: str, config: Config, idle_exit: float | None, membership=None, shared=None) -> None:
+def _child(queue_url: str, config: Config, idle_exit: float | None, membership=None, shared=None,
+           tasks=None) -> None:
     _die_with_parent()
     setup_logging()
     guard = asg.ScaleInGuard(membership, shared) if membership else None
     try:
-        worker = Worker(queue_url, config, idle_exit, caught_delay=config.queue.wait_time_seconds + 1, guard=guard)
+        worker = Worker(queue_url, config, idle_exit, caught_delay=config.queue.wait_time_seconds + 1, guard=guard,
+                        tasks=tasks)
     except QuadfleetError as exc:  # e.g. the queue's settings cannot be read: one line, and the supervisor decides
         log.error("%s", exc)
         sys.exit(2)
@@ -112,15 +114,16 @@ def _exit_text(code: int | None) -> str:
 
 
 def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float | None,
-                membership: asg.Membership | None = None) -> int:
+                membership: asg.Membership | None = None, tasks=None) -> int:
     """``membership``: this instance's Auto Scaling group, if given; else discovered as ``[worker]
-    autoscaling`` says (see quadfleet.worker.queue.asg). An idle exit then leaves the group."""
+    autoscaling`` says (see quadfleet.worker.queue.asg). An idle exit then leaves the group. ``tasks``: the
+    handler of merge task messages (a module-level function: children get it by reference)."""
     log_accelerators()
     endpoint = resolve_endpoint(config.worker.spot_endpoint)
     membership = membership or asg.discover(config.worker.autoscaling)
     if processes <= 1:
         guard = asg.ScaleInGuard(membership) if membership else None
-        worker = Worker(queue_url, config, idle_exit, guard=guard)  # checks the queue before any work
+        worker = Worker(queue_url, config, idle_exit, guard=guard, tasks=tasks)  # checks the queue first
         watcher = None
         if endpoint:
             watcher = SpotWatcher(endpoint, config.worker.spot_poll_interval,
@@ -139,7 +142,7 @@ def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float
     shared = asg.SharedState(ctx) if membership else None
 
     def start(name: str):
-        process = ctx.Process(target=_child, args=(queue_url, config, idle_exit, membership, shared), name=name)
+        process = ctx.Process(target=_child, args=(queue_url, config, idle_exit, membership, shared, tasks), name=name)
         # Children ignore the terminal's SIGINT (it reaches the whole process group); we pass it on once.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:

@@ -53,7 +53,7 @@ from ..output.s3 import S3Store
 from ..output.stats import FileStats
 from ..pipeline.process import now_iso, process_input, record_failure, versions, worker_name
 from .heartbeat import Heartbeat
-from .messages import MalformedMessage, WorkItem, parse_message, shown
+from .messages import MalformedMessage, TaskItem, WorkItem, parse_message, shown
 from .sqs import Received, queue_info
 
 log = logging.getLogger("quadfleet.worker")
@@ -85,8 +85,12 @@ class Outcome:
 
 class Worker:
     def __init__(self, queue_url: str, config: Config, idle_exit: float | None = None,
-                 caught_delay: int = 0, guard=None):
+                 caught_delay: int = 0, guard=None, tasks=None):
         self.queue_url = queue_url
+        # Runs a merge task message: tasks(task, job, fields, scratch, stopping, send). Given by whoever
+        # starts the worker (the CLI gives quadfleet.coordinator.subsets.fleet.handle_task), so that this
+        # package never imports the coordinator's.
+        self.tasks = tasks
         self.guard = guard  # an asg.ScaleInGuard on an instance of an Auto Scaling group, else None
         self.caught_delay = caught_delay  # visibility of a message a poll brings after a stop (see receive)
         self.config = config
@@ -180,7 +184,22 @@ class Worker:
             outcome = self.attempt(item)
         self.settle(msg, item, outcome, time.monotonic() - started)
 
-    def attempt(self, item: WorkItem) -> Outcome:
+    def run(self, item: WorkItem | TaskItem, store: S3Store) -> FileStats | None:
+        """Do what the message asks: extract its input (its statistics), or run its merge task (None)."""
+        if isinstance(item, TaskItem):
+            if self.tasks is None:
+                raise RunError(f"{item.task}: this worker was started without merge tasks")
+            self.tasks(item.task, item.job, item.fields, self.scratch, lambda: self.stopping, self.send)
+            return None
+        manifest = self.manifest_for(store, item)
+        return process_input(item.spec, store, manifest.config, stop=lambda: self.stopping)
+
+    def send(self, body: str) -> None:
+        """Put a message on the work queue (a merge task sends the tasks that follow it)."""
+        retried(lambda: require(self.sqs.send_message(QueueUrl=self.queue_url, MessageBody=body), "MessageId"),
+                "send a task message")
+
+    def attempt(self, item: WorkItem | TaskItem) -> Outcome:
         """Read the run's manifest and process the input; a transient failure is tried again within this
         receive (``TRANSIENT_TRIES`` in all, with backoff), so that it does not cost one of its receives."""
         try:
@@ -189,9 +208,7 @@ class Worker:
             return Outcome(Settle.REJECT, f"out: {exc}")
         for tries in range(1, TRANSIENT_TRIES + 1):
             try:
-                manifest = self.manifest_for(store, item)
-                return Outcome(Settle.COMMITTED, stats=process_input(item.spec, store, manifest.config,
-                                                                stop=lambda: self.stopping))
+                return Outcome(Settle.COMMITTED, stats=self.run(item, store))
             except Interrupted:
                 return Outcome(Settle.RELEASE)
             except RunError as exc:
@@ -251,7 +268,9 @@ class Worker:
         self.delete(msg)
         self.done += 1
         self.committed_inputs.add(item.spec.id)
-        if stats is None:
+        if isinstance(item, TaskItem):
+            log.info("task %s done (%.1f s)", item.id, seconds)
+        elif stats is None:
             log.info("%s: already committed: deleting the duplicate message", item.spec.id)
         elif stats.committed_by_other:
             log.info("%s: another attempt committed first; ours stands down", item.spec.id)

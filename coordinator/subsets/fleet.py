@@ -1,0 +1,327 @@
+"""``quadfleet subsets OUT --out s3://DEST --queue-url Q``: the merge run by the fleet's own workers.
+
+The tasks are those of a local run (:mod:`.runs`, :mod:`.ranges`, :mod:`.merge`), sent as messages on the
+work queue and run by ``quadfleet work`` next to extraction messages, with the same rules: a task's output
+is committed before its message is deleted, a task killed mid-way is redone by another worker (every key
+it writes is decided by the task, and the same inputs give the same bytes, so a redo overwrites, never
+duplicates), and a task that keeps failing is dead-lettered with its reason in ``errors/``.
+
+Everything a merge keeps between tasks lives under the job's prefix ``DEST/.merge/<job>/`` (the job is
+named by the inputs' and settings' fingerprint, so a rerun of the same merge finds it):
+
+- ``job.json`` (what to merge, how) and ``groups/gNNNNN.json`` (each runs task's inputs);
+- ``runs/<Class>/gNNNNN-KKKK.zst`` and their ``.idx``: the sorted runs; ``runs-done/gNNNNN.json``, each
+  runs task's commit (its figures and run keys), written last;
+- ``classes/<Class>/plan.json`` (its PLD ranges and each run's byte span per range) and
+  ``classes/<Class>/ranges/NNNNN.*`` (each range's rows of lookup and sites, its sample candidates, and its
+  figures, written last: the range's commit); the range's part goes straight to ``DEST/<Class>/``;
+- ``stage/...``: which next tasks were sent.
+
+The stages chain themselves, so the merge goes on without the command that started it (``--no-wait``):
+the task that commits the last runs sends one plan task per class; a plan task sends its class's range
+tasks; the last range sends the finish task, which publishes the class (``summary.json`` last, as a local
+run does), deletes the class's runs and range files, and, when it is the last class, writes
+``DEST/summary.json`` and deletes the job's prefix. A next stage is sent before its ``stage/`` marker is
+written: a worker killed in between makes the stage sent twice, which costs a task, never a wrong output.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from pathlib import Path
+
+from ...worker.errors import Interrupted, QuadfleetError
+from .dest import SUMMARY
+
+log = logging.getLogger("quadfleet.worker")
+MERGE_DIR = ".merge"
+POLL = 2.0     # seconds between looks at the job while the command waits
+
+
+class TaskError(QuadfleetError):
+    """A task that cannot be done with what is under its job (an input that cannot be read, a job removed):
+    the attempt fails, is recorded, and is tried again until the queue dead-letters it."""
+
+
+def job_url(dest: str, fingerprint: str) -> str:
+    return f"{dest.rstrip('/')}/{MERGE_DIR}/{fingerprint[:20]}"
+
+
+def message(task: str, job: str, **fields) -> str:
+    return json.dumps({"quadfleet": 1, "task": task, "job": job, **fields}, separators=(",", ":"))
+
+
+# -- the command's side: send the runs tasks, then wait -----------------------------------------------------
+
+def start(plan, out: str, dest: str, queue_url: str, send) -> tuple[str, bool]:
+    """Write the job under DEST and send its runs tasks (``send(body)``): the job's URL, and whether it was
+    new (a job already there is left to the tasks it has)."""
+    from ...worker.output.s3 import S3Store
+
+    job = job_url(dest, plan.fingerprint)
+    store = S3Store(job)
+    if store.exists("job.json"):
+        return job, False
+    opts = plan.opts
+    groups = list(plan.inputs.groups(opts.memory_bytes))
+    for i, group in enumerate(groups):
+        store.put_bytes(f"groups/g{i:05d}.json", json.dumps([_ref_doc(ref) for ref in group]).encode())
+    doc = {"out": out, "dest": dest, "fingerprint": plan.fingerprint, "groups": len(groups),
+           "inputs": len(plan.inputs.committed.ids), "skip": sorted(plan.done), "queue_url": queue_url,
+           "options": {"chunk_bytes": opts.chunk_bytes, "sample_pages": opts.sample_pages,
+                       "compression": opts.compression, "level": opts.level, "memory_bytes": opts.memory_bytes,
+                       "fan_in": opts.fan_in, "mode": opts.mode, "ranges": opts.ranges},
+           "started": time.time()}
+    store.put_bytes("job.json", json.dumps(doc, indent=1).encode())
+    for i in range(len(groups)):
+        send(message("subsets-runs", job, group=i))
+    return job, True
+
+
+def _ref_doc(ref) -> dict:
+    return {"id": ref.id, "pages": ref.pages, "data": ref.data, "legacy": ref.legacy}
+
+
+def _ref(doc: dict):
+    from .inputs import InputRef
+
+    return InputRef(doc["id"], tuple(doc["pages"]) if doc["pages"] else None,
+                    tuple(tuple(d) if d else None for d in doc["data"]), tuple(tuple(x) for x in doc["legacy"]))
+
+
+def progress(job: str, dest: str, fingerprint: str) -> dict:
+    """Where the job stands: runs tasks committed, classes planned and complete, ranges merged, failures."""
+    from ...worker.output.s3 import S3Store
+
+    store = S3Store(job)
+    top = S3Store(dest)
+    state = {"groups": 0, "runs_done": 0, "classes": None, "complete": [], "ranges": 0, "ranges_done": 0,
+             "errors": [], "finished": False}
+    try:
+        state["finished"] = json.loads(top.read_bytes(SUMMARY)).get("fingerprint") == fingerprint
+    except (FileNotFoundError, ValueError):
+        pass
+    try:
+        doc = json.loads(store.read_bytes("job.json"))
+    except FileNotFoundError:
+        return state
+    state["groups"] = doc["groups"]
+    keys = store.list("")
+    state["runs_done"] = sum(k.startswith("runs-done/") for k in keys)
+    if "classes.json" in keys:
+        state["classes"] = json.loads(store.read_bytes("classes.json"))
+    for key in keys:
+        if key.startswith("classes/") and key.endswith("/plan.json"):
+            state["ranges"] += json.loads(store.read_bytes(key))["count"]
+        elif key.startswith("classes/") and "/ranges/" in key and key.endswith(".json"):
+            state["ranges_done"] += 1
+        elif key.startswith("errors/") and key.endswith(".json"):
+            err = json.loads(store.read_bytes(key))
+            final = err.get("permanent") or err.get("attempt", 1) >= (err.get("max_receive_count") or 1 << 30)
+            state["errors"].append((key[7:-5], err.get("reason", ""), bool(final)))
+    state["complete"] = [c for c in state["classes"] or ()
+                         if (_summary(top, c) or {}).get("fingerprint") == fingerprint]
+    return state
+
+
+def _summary(store, cls: str) -> dict | None:
+    try:
+        return json.loads(store.read_bytes(f"{cls}/{SUMMARY}"))
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+# -- the worker's side: one task message ----------------------------------------------------------------------
+
+class Context:
+    """What a task needs from the worker: scratch, a stop flag, and a way to send the next tasks."""
+
+    def __init__(self, scratch: str, stopping, send):
+        self.scratch, self.stopping, self.send = Path(scratch), stopping, send
+
+    def check(self, *_):
+        if self.stopping():
+            raise Interrupted("stopping")
+
+
+def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send) -> None:
+    """Run one merge task (``quadfleet work`` calls this for a task message). Raises Interrupted on a stop,
+    TaskError (or QuadfleetError) for a failure worth recording, anything else transient or a bug."""
+    from ...worker.output.s3 import S3Store
+    from .runs import InputFileError
+
+    store = S3Store(job, scratch=scratch)
+    try:
+        doc = json.loads(store.read_bytes("job.json"))
+    except FileNotFoundError:  # a late copy of a task of a finished (or removed) job: nothing to do, and
+        log.info("%s: no job.json there: the merge is finished", job)  # nothing written under it again
+        return
+    work = Path(scratch) / f"task-{time.monotonic_ns()}"
+    work.mkdir(parents=True)
+    ctx = Context(str(work), stopping, send)
+    try:
+        {"subsets-runs": _runs, "subsets-plan": _plan, "subsets-range": _range,
+         "subsets-finish": _finish}[task](store, job, doc, fields, ctx)
+    except InputFileError as exc:
+        raise TaskError(str(exc)) from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _options(doc: dict):
+    from .merge import MergeOptions
+
+    return MergeOptions(**doc["options"])
+
+
+def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
+    """Sort a group of inputs into runs per class, upload them, commit ``runs-done/gNNNNN.json``."""
+    from .runs import make_runs
+    from .tasks import fetcher
+
+    i = fields["group"]
+    name = f"g{i:05d}"
+    if not store.exists(f"runs-done/{name}.json"):
+        opts = _options(doc)
+        group = [_ref(r) for r in json.loads(store.read_bytes(f"groups/{name}.json"))]
+        res = make_runs(group, fetcher(doc["out"], ctx.scratch), ctx.scratch, opts.memory_bytes, name, opts.mode,
+                        frozenset(doc["skip"]), ctx.check)
+        keys = {}
+        for cls, paths in res.pop("runs").items():
+            keys[cls] = []
+            for k, path in enumerate(paths):
+                key = f"runs/{cls}/{name}-{k:04d}.zst"
+                store.put_file(key + ".idx", f"{path}.idx")
+                store.put_file(key, path)
+                keys[cls].append(key)
+        store.put_bytes(f"runs-done/{name}.json", json.dumps({**res, "runs": keys}).encode())
+    if len(store.list("runs-done/")) == doc["groups"] and not store.exists("stage/plan"):
+        classes = {}
+        for key in sorted(store.list("runs-done/")):
+            res = json.loads(store.read_bytes(key))
+            for cls in res["runs"]:
+                classes[cls] = classes.get(cls, 0) + res["quads"].get(cls, 0)
+        order = sorted(classes, key=lambda c: (-classes[c], c))
+        store.put_bytes("classes.json", json.dumps(order).encode())
+        for cls in order:
+            ctx.send(message("subsets-plan", job, **{"class": cls}))
+        store.put_bytes("stage/plan", str(time.time()).encode())
+
+
+def _class_runs(store, cls: str) -> dict:
+    """The class's figures summed over every runs task, and its run keys in a fixed order."""
+    got = {"runs": [], "quads": 0, "bad_lines": 0, "inputs": 0, "line_bytes": 0, "record_bytes": 0,
+           "packed": 0, "raw": 0}
+    for key in sorted(store.list("runs-done/")):
+        res = json.loads(store.read_bytes(key))
+        got["runs"] += res["runs"].get(cls, [])
+        for k in ("quads", "bad_lines", "inputs", "line_bytes", "record_bytes", "packed", "raw"):
+            got[k] += res[k].get(cls, 0)
+    return got
+
+
+def _plan(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
+    """Cut a class into PLD ranges from its runs' indexes, mark the class incomplete, send its range tasks."""
+    from .dest import open_dest
+    from .ranges import plan, record_target
+
+    cls = fields["class"]
+    key = f"classes/{cls}/plan.json"
+    if not store.exists(key):
+        opts = _options(doc)
+        got = _class_runs(store, cls)
+        paths = []
+        for n, run in enumerate(got["runs"]):
+            path = ctx.scratch / f"run{n:05d}.zst"
+            store.download(run + ".idx", f"{path}.idx")
+            paths.append(path)
+        ranges = plan(paths, record_target(opts.chunk_bytes, got["packed"], got["raw"], got["line_bytes"],
+                                           got["record_bytes"]), opts.ranges)
+        open_dest(doc["dest"], ctx.scratch).store.delete(f"{cls}/{SUMMARY}")  # incomplete from here on
+        store.put_bytes(key, json.dumps({
+            "count": len(ranges), "runs": got["runs"],
+            "stats": {k: got[k] for k in ("quads", "bad_lines", "inputs")},
+            "ranges": [{"lo": _text(kr.lo), "hi": _text(kr.hi), "spans": kr.spans} for kr in ranges]}).encode())
+    if not store.exists(f"stage/{cls}/ranges"):
+        count = json.loads(store.read_bytes(key))["count"]
+        for r in range(count):
+            ctx.send(message("subsets-range", job, **{"class": cls, "range": r}))
+        store.put_bytes(f"stage/{cls}/ranges", str(time.time()).encode())
+
+
+def _text(key: bytes | None) -> str | None:
+    return None if key is None else key.decode("utf-8", "surrogateescape")
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8", "surrogateescape")
+
+
+def _range(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
+    """Merge one range: its spans of each run fetched by byte range, its part put in DEST, its files under
+    the job (the figures last)."""
+    from .dest import open_dest
+    from .extsort import Span
+    from .merge import RANGES_DIR, merge_range
+
+    cls, r = fields["class"], fields["range"]
+    stem = f"classes/{cls}/ranges/{r:05d}"
+    planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
+    if not store.exists(f"{stem}.json"):
+        opts = _options(doc)
+        kr = planned["ranges"][r]
+        lo, hi = _bytes(kr["lo"]), _bytes(kr["hi"])
+        spans = []
+        for n, start, end in kr["spans"]:
+            path = ctx.scratch / f"span{n:05d}.zst"
+            store.download_range(planned["runs"][n], start, end, path)
+            spans.append(Span(path, 0, end - start, lo, hi))
+            ctx.check()
+        build = ctx.scratch / "build"
+        build.mkdir()
+        dest = open_dest(doc["dest"], ctx.scratch)
+        merge_range(cls, r, spans, ctx.scratch, build, opts, on_part=lambda path: dest.part_done(cls, path),
+                    progress=ctx.check)
+        folder = build / RANGES_DIR
+        for suffix in (".lookup.csv", ".sites.csv", ".sample.nq", ".json"):  # the figures last: the commit
+            store.put_file(f"{stem}{suffix}", str(folder / f"{r:05d}{suffix}"))
+    done = sum(k.endswith(".json") for k in store.list(f"classes/{cls}/ranges/"))
+    if done == planned["count"] and not store.exists(f"stage/{cls}/finish"):
+        ctx.send(message("subsets-finish", job, **{"class": cls}))
+        store.put_bytes(f"stage/{cls}/finish", str(time.time()).encode())
+
+
+def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
+    """Join the class's ranges and publish it (summary last); remove its runs and range files; the last
+    class also writes DEST/summary.json and removes the job."""
+    from .dest import open_dest
+    from .merge import RANGES_DIR, finish_class
+    from .run import write_top
+
+    cls = fields["class"]
+    dest = open_dest(doc["dest"], ctx.scratch)
+    if (dest.read_summary(cls) or {}).get("fingerprint") != doc["fingerprint"]:
+        planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
+        opts = _options(doc)
+        build = ctx.scratch / "build"
+        (build / RANGES_DIR).mkdir(parents=True)
+        for key in store.list(f"classes/{cls}/ranges/"):
+            store.download(key, str(build / RANGES_DIR / key.rsplit("/", 1)[1]))
+        summary = finish_class(cls, build, planned["count"], opts)
+        summary.update({**planned["stats"], "fingerprint": doc["fingerprint"], "settings": opts.identity()},
+                       merge={"runs": len(planned["runs"]), "memory_mb": round(opts.memory_bytes / 2**20, 3),
+                              "fan_in": opts.fan_in, "fleet": True, **summary.pop("merge")})
+        dest.finish(cls, build, summary)
+    for folder in (f"runs/{cls}/", f"classes/{cls}/"):
+        for key in store.list(folder):
+            store.delete(key)
+    order = json.loads(store.read_bytes("classes.json"))
+    if all((dest.read_summary(c) or {}).get("fingerprint") == doc["fingerprint"] for c in order):
+        write_top(dest, doc["out"], doc["dest"], doc["inputs"], sorted(set(order) | set(doc["skip"])), {},
+                  doc["fingerprint"])
+        for key in store.list(""):
+            if key != "job.json":
+                store.delete(key)
+        store.delete("job.json")  # last: a late duplicate task then finds the merge finished

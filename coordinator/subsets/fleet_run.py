@@ -1,0 +1,73 @@
+"""The command's side of a merge on the fleet: decide the job, send its runs tasks, wait with progress.
+
+The merge itself goes on without this process (:mod:`.fleet`): waiting only reads the job's state under
+DEST, so Ctrl-C, ``--no-wait`` or a closed laptop stop nothing; the same command again waits for the same
+job (it is named by the inputs' and settings' fingerprint) instead of starting another.
+"""
+from __future__ import annotations
+
+import time
+
+from ..screen import plural
+from .fleet import POLL, progress, start
+from .run import SubsetsError, prepare, say_skipped
+
+
+def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console, show_progress: bool) -> int:
+    from ...worker.aws import client, region_of_queue, require, retried
+
+    started = time.monotonic()
+    plan = prepare(out, dest, opts)
+    say_skipped(console, plan.skipped)
+    if plan.everything:
+        console.print(f"every class of {out} is already merged in {dest}", markup=False, highlight=False)
+        return 0
+    sqs = client("sqs", region_of_queue(queue_url))
+    sent = [0]
+
+    def send(body: str) -> None:
+        retried(lambda: require(sqs.send_message(QueueUrl=queue_url, MessageBody=body), "MessageId"),
+                f"{queue_url}: cannot send a task")
+        sent[0] += 1
+
+    job, new = start(plan, out, dest, queue_url, send)
+    if new:
+        console.print(f"merge job {job}: {plural(sent[0], 'runs task')} sent to {queue_url} "
+                      f"({plural(len(plan.inputs.committed.ids), 'input')}); `quadfleet work` runs them",
+                      markup=False, highlight=False, soft_wrap=True)
+    else:
+        console.print(f"merge job {job} is already under way: waiting for it", markup=False, highlight=False,
+                      soft_wrap=True)
+    if not wait:
+        return 0
+    return _wait(job, dest, plan.fingerprint, console, show_progress, started)
+
+
+def _wait(job: str, dest: str, fingerprint: str, console, show_progress: bool, started: float) -> int:
+    """Until DEST/summary.json says the job's classes are complete, or a task was dead-lettered."""
+    shown: set[str] = set()
+    last = None
+    while True:
+        state = progress(job, dest, fingerprint)
+        for cls in state["complete"]:
+            if cls not in shown:
+                shown.add(cls)
+                console.print(f"{cls}: complete ({time.monotonic() - started:.0f} s)", markup=False, highlight=False)
+        line = (f"runs {state['runs_done']}/{state['groups']}, ranges {state['ranges_done']}/{state['ranges']}, "
+                f"classes {len(state['complete'])}/{len(state['classes'] or ()) or '?'}")
+        if show_progress and line != last:
+            console.print(line, markup=False, highlight=False)
+            last = line
+        final = [(task, reason) for task, reason, done in state["errors"] if done]
+        if final:
+            for task, reason in final:
+                console.print(f"quadfleet: subsets: task {task} failed for good: {reason}", markup=False,
+                              highlight=False, soft_wrap=True)
+            return 1
+        if state["finished"]:
+            console.print(f"{plural(len(shown), 'class', 'classes')} merged on the fleet into {dest} "
+                          f"({time.monotonic() - started:.1f} s)", markup=False, highlight=False)
+            return 0
+        if not state["groups"] and not state["finished"]:
+            raise SubsetsError(f"subsets: {job}: the job is gone but {dest}/summary.json does not say it finished")
+        time.sleep(POLL)
