@@ -91,8 +91,10 @@ def _ref(doc: dict):
                     tuple(tuple(d) if d else None for d in doc["data"]), tuple(tuple(x) for x in doc["legacy"]))
 
 
-def progress(job: str, dest: str, fingerprint: str) -> dict:
-    """Where the job stands: runs tasks committed, classes planned and complete, ranges merged, failures."""
+def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> dict:
+    """Where the job stands: runs tasks committed, classes planned and complete, ranges merged, failures.
+    ``planned``: the range counts of plans already read (kept by the caller: a plan does not change, and
+    it holds every run's spans, so it is read once, not at every look)."""
     from ...worker.output.s3 import S3Store
 
     store = S3Store(job)
@@ -114,7 +116,9 @@ def progress(job: str, dest: str, fingerprint: str) -> dict:
         state["classes"] = json.loads(store.read_bytes("classes.json"))
     for key in keys:
         if key.startswith("classes/") and key.endswith("/plan.json"):
-            state["ranges"] += json.loads(store.read_bytes(key))["count"]
+            if key not in planned:
+                planned[key] = json.loads(store.read_bytes(key))["count"]
+            state["ranges"] += planned[key]
         elif key.startswith("classes/") and "/ranges/" in key and key.endswith(".json"):
             state["ranges_done"] += 1
         elif key.startswith("errors/") and key.endswith(".json"):
@@ -198,51 +202,49 @@ def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
                 keys[cls].append(key)
         store.put_bytes(f"runs-done/{name}.json", json.dumps({**res, "runs": keys}).encode())
     if len(store.list("runs-done/")) == doc["groups"] and not store.exists("stage/plan"):
-        classes = {}
-        for key in sorted(store.list("runs-done/")):
-            res = json.loads(store.read_bytes(key))
-            for cls in res["runs"]:
-                classes[cls] = classes.get(cls, 0) + res["quads"].get(cls, 0)
-        order = sorted(classes, key=lambda c: (-classes[c], c))
-        store.put_bytes("classes.json", json.dumps(order).encode())
-        for cls in order:
-            ctx.send(message("subsets-plan", job, **{"class": cls}))
-        store.put_bytes("stage/plan", str(time.time()).encode())
+        _send_plans(store, job, ctx)
 
 
-def _class_runs(store, cls: str) -> dict:
-    """The class's figures summed over every runs task, and its run keys in a fixed order."""
-    got = {"runs": [], "quads": 0, "bad_lines": 0, "inputs": 0, "line_bytes": 0, "record_bytes": 0,
-           "packed": 0, "raw": 0}
+def _send_plans(store, job: str, ctx: Context) -> None:
+    """Every runs task is committed: each class's figures summed once over their commits (as a local run
+    sums its runs tasks' results) into ``classes/<Class>/runs.json``, then one plan task per class."""
+    from .schedule import ClassWork
+
+    classes: dict[str, ClassWork] = {}
     for key in sorted(store.list("runs-done/")):
         res = json.loads(store.read_bytes(key))
-        got["runs"] += res["runs"].get(cls, [])
-        for k in ("quads", "bad_lines", "inputs", "line_bytes", "record_bytes", "packed", "raw"):
-            got[k] += res[k].get(cls, 0)
-    return got
+        for name in res["runs"]:
+            (classes.get(name) or classes.setdefault(name, ClassWork(name))).add(res)
+    order = sorted(classes.values(), key=lambda cl: (-cl.quads, cl.name))
+    for cl in order:
+        store.put_bytes(f"classes/{cl.name}/runs.json", json.dumps(
+            {k: getattr(cl, k) for k in ("runs", "quads", "bad_lines", "inputs", "line_bytes", "packed", "raw")}
+        ).encode())
+    store.put_bytes("classes.json", json.dumps([cl.name for cl in order]).encode())
+    for cl in order:
+        ctx.send(message("subsets-plan", job, **{"class": cl.name}))
+    store.put_bytes("stage/plan", str(time.time()).encode())
 
 
 def _plan(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Cut a class into PLD ranges from its runs' indexes, mark the class incomplete, send its range tasks."""
     from .dest import open_dest
-    from .ranges import plan, record_target
+    from .ranges import plan
+    from .schedule import ClassWork
 
     cls = fields["class"]
     key = f"classes/{cls}/plan.json"
     if not store.exists(key):
-        opts = _options(doc)
-        got = _class_runs(store, cls)
+        got = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))
         paths = []
         for n, run in enumerate(got["runs"]):
             path = ctx.scratch / f"run{n:05d}.zst"
             store.download(run + ".idx", f"{path}.idx")
             paths.append(path)
-        ranges = plan(paths, record_target(opts.chunk_bytes, got["packed"], got["raw"], got["line_bytes"],
-                                           got["record_bytes"]), opts.ranges)
+        ranges = plan(paths, ClassWork(cls, **got).sizing(_options(doc)))
         open_dest(doc["dest"], ctx.scratch).store.delete(f"{cls}/{SUMMARY}")  # incomplete from here on
         store.put_bytes(key, json.dumps({
             "count": len(ranges), "runs": got["runs"],
-            "stats": {k: got[k] for k in ("quads", "bad_lines", "inputs")},
             "ranges": [{"lo": _text(kr.lo), "hi": _text(kr.hi), "spans": kr.spans} for kr in ranges]}).encode())
     if not store.exists(f"stage/{cls}/ranges"):
         count = json.loads(store.read_bytes(key))["count"]
@@ -297,23 +299,23 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Join the class's ranges and publish it (summary last); remove its runs and range files; the last
     class also writes DEST/summary.json and removes the job."""
     from .dest import open_dest
-    from .merge import RANGES_DIR, finish_class
+    from .merge import RANGES_DIR
     from .run import write_top
+    from .tasks import summary_extra, task_finish
 
     cls = fields["class"]
     dest = open_dest(doc["dest"], ctx.scratch)
     if (dest.read_summary(cls) or {}).get("fingerprint") != doc["fingerprint"]:
-        planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
+        count = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))["count"]
+        got = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))
         opts = _options(doc)
         build = ctx.scratch / "build"
         (build / RANGES_DIR).mkdir(parents=True)
         for key in store.list(f"classes/{cls}/ranges/"):
             store.download(key, str(build / RANGES_DIR / key.rsplit("/", 1)[1]))
-        summary = finish_class(cls, build, planned["count"], opts)
-        summary.update({**planned["stats"], "fingerprint": doc["fingerprint"], "settings": opts.identity()},
-                       merge={"runs": len(planned["runs"]), "memory_mb": round(opts.memory_bytes / 2**20, 3),
-                              "fan_in": opts.fan_in, "fleet": True, **summary.pop("merge")})
-        dest.finish(cls, build, summary)
+        task_finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
+                    summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
+                                  fleet=True))
     for folder in (f"runs/{cls}/", f"classes/{cls}/"):
         for key in store.list(folder):
             store.delete(key)

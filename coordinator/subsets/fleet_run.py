@@ -46,9 +46,10 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
 def _wait(job: str, dest: str, fingerprint: str, console, show_progress: bool, started: float) -> int:
     """Until DEST/summary.json says the job's classes are complete, or a task was dead-lettered."""
     shown: set[str] = set()
+    planned: dict[str, int] = {}
     last = None
     while True:
-        state = progress(job, dest, fingerprint)
+        state = progress(job, dest, fingerprint, planned)
         for cls in state["complete"]:
             if cls not in shown:
                 shown.add(cls)

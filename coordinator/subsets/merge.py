@@ -145,11 +145,11 @@ def part_name(r: int, opts: MergeOptions) -> str:
     return f"part-{r:05d}{opts.part_suffix}"
 
 
-def merge_range(cls: str, r: int, runs: list[Path | Span], spill_dir: Path, build_dir: Path, opts: MergeOptions,
+def merge_range(cls: str, r: int, runs: list[Span], spill_dir: Path, build_dir: Path, opts: MergeOptions,
                 on_part: Callable[[Path], None] | None = None,
                 progress: Callable[[int], None] | None = None) -> dict:
-    """Merge range ``r`` of class ``cls`` (``runs``: spans of the class's runs, or whole runs for a class of
-    one range) into ``build_dir``: its part (handed to ``on_part`` once finished: an S3 destination uploads
+    """Merge range ``r`` of class ``cls`` (``runs``: its spans of the class's runs, which other ranges read
+    too: left in place) into ``build_dir``: its part (handed to ``on_part`` once finished: an S3 destination uploads
     it then) and, under ``build_dir/.ranges``, its rows of ``lookup.csv`` and ``sites.csv``, its sample
     candidates and ``NNNNN.json``: the range's figures, which :func:`finish_class` adds up."""
     started = time.monotonic()

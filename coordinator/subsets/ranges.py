@@ -70,21 +70,36 @@ def cut(sizes: Iterable[tuple[bytes, int]], target: float) -> list[KeyRange]:
     return ranges
 
 
-def plan(runs: list[Path], target: float | None = None, count: int | None = None) -> list[KeyRange]:
-    """The ranges of a class's indexed ``runs``: ``count`` of about equal size, or closed at ``target``
-    bytes; with each run's byte span per range."""
+@dataclass(frozen=True)
+class Sizing:
+    """How big a class's ranges are: ``count`` of about equal size, else about ``chunk_bytes`` compressed,
+    estimated with how the class's input files compressed (``packed`` bytes for ``raw``) and how many of
+    their bytes it took as lines (``line_bytes``; None: no estimate, one range)."""
+
+    count: int | None = None
+    chunk_bytes: float | None = None
+    packed: int = 0
+    raw: int = 0
+    line_bytes: int = 0
+
+
+def plan(runs: list[Path], sizing: Sizing) -> list[KeyRange]:
+    """The ranges of a class's indexed ``runs``, with each run's byte span per range. The class's record
+    bytes are read from the indexes (a first pass over them), then the ranges cut (a second)."""
     indexes = [index_path(p) for p in runs]
-    if count is not None:
-        total = sum(size for _, size in key_sizes(indexes))
-        target = max(total / count, 1)
-        ranges = cut(key_sizes(indexes), target)
-        while len(ranges) > count:  # rounding left a sliver past the last full range: fold it in
-            last = ranges.pop()
-            ranges[-1].bytes += last.bytes
-            ranges[-1].keys += last.keys
-            ranges[-1].hi = None
+    total = sum(size for _, size in key_sizes(indexes))
+    if sizing.count is not None:
+        target = max(total / sizing.count, 1)
+    elif sizing.chunk_bytes is not None:
+        target = record_target(sizing.chunk_bytes, sizing.packed, sizing.raw, sizing.line_bytes, total)
     else:
-        ranges = cut(key_sizes(indexes), target or float("inf"))
+        target = float("inf")
+    ranges = cut(key_sizes(indexes), target)
+    while sizing.count is not None and len(ranges) > sizing.count:  # a sliver past the last full range
+        last = ranges.pop()
+        ranges[-1].bytes += last.bytes
+        ranges[-1].keys += last.keys
+        ranges[-1].hi = None
     for n, path in enumerate(indexes):
         _spans(n, path, ranges)
     return ranges
@@ -114,7 +129,7 @@ def _spans(n: int, index: Path, ranges: list[KeyRange]) -> None:
         i = j
 
 
-def record_target(chunk_bytes: int, packed: int, raw: int, line_bytes: int, record_bytes: int) -> float:
+def record_target(chunk_bytes: float, packed: int, raw: int, line_bytes: int, record_bytes: int) -> float:
     """The record bytes of a range meant to be ``chunk_bytes`` once its lines are compressed: the inputs'
     data files took ``packed`` bytes for ``raw`` bytes of lines, and the class's records are
     ``record_bytes`` for ``line_bytes`` of their lines (a record adds its sort keys to its line). An

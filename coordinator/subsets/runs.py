@@ -113,7 +113,6 @@ class GroupRuns:
         self.bad: dict[str, int] = {}
         self.inputs: dict[str, int] = {}
         self.line_bytes: dict[str, int] = {}    # of the lines given to each class (its records add keys)
-        self.record_bytes: dict[str, int] = {}
         # Compressed and uncompressed bytes of the files each class was read from (how well its lines
         # compress: see .ranges.record_target); an input's data files count for each class it gave lines.
         self.packed: dict[str, int] = {}
@@ -128,7 +127,6 @@ class GroupRuns:
         self.spill.extend(cls, records)
         self.quads[cls] = self.quads.get(cls, 0) + len(records)
         self.line_bytes[cls] = self.line_bytes.get(cls, 0) + line_bytes
-        self.record_bytes[cls] = self.record_bytes.get(cls, 0) + sum(map(len, records))
         if bad:
             self.bad[cls] = self.bad.get(cls, 0) + bad
         if cls not in self._seen:
@@ -157,7 +155,7 @@ class GroupRuns:
         runs = self.spill.finish()
         return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.quads,
                 "bad_lines": self.bad, "inputs": self.inputs, "line_bytes": self.line_bytes,
-                "record_bytes": self.record_bytes, "packed": self.packed, "raw": self.raw}
+                "packed": self.packed, "raw": self.raw}
 
 
 def index_columns(header: list[str]) -> tuple[int, list[int | None]] | None:

@@ -30,7 +30,7 @@ from ...worker.output.layout import SCRATCH_DIR
 from ...worker.output.scratch import RunScratch
 from ..screen import plural
 from .merge import discard_runs
-from .tasks import DIED, call, init_pool, outcome, set_progress
+from .tasks import DIED, call, init_pool, outcome, set_progress, summary_extra
 
 
 @dataclass
@@ -44,13 +44,26 @@ class ClassWork:
     inputs: int = 0
     columns: set = field(default_factory=set)
     line_bytes: int = 0
-    record_bytes: int = 0
     packed: int = 0          # compressed and uncompressed bytes of the files its lines came from
     raw: int = 0
     build: str = ""          # the class's build folder, while its ranges are merged
     ranges: int = 0
     left: int = 0            # ranges not merged yet
     failed: bool = False
+
+    def add(self, res: dict) -> None:
+        """Count in what a runs task found of this class (its result: runs, quads, ... per class)."""
+        name = self.name
+        self.runs += res["runs"][name]
+        for key in ("quads", "bad_lines", "inputs", "line_bytes", "packed", "raw"):
+            setattr(self, key, getattr(self, key) + res.get(key, {}).get(name, 0))
+        self.columns.update(res.get("columns", {}).get(name, ()))
+
+    def sizing(self, opts):
+        """How big this class's ranges are to be (:class:`.ranges.Sizing`)."""
+        from .ranges import Sizing
+
+        return Sizing(opts.ranges, opts.chunk_bytes, self.packed, self.raw, self.line_bytes)
 
 
 @dataclass
@@ -187,17 +200,8 @@ class Scheduler:
             if "error" in res:
                 self.error = self.error or res["error"]
             else:
-                for name, runs in res["runs"].items():
-                    got = self.classes.get(name) or self.classes.setdefault(name, ClassWork(name))
-                    got.runs += runs
-                    got.quads += res["quads"].get(name, 0)
-                    got.bad_lines += res["bad_lines"].get(name, 0)
-                    got.inputs += res["inputs"].get(name, 0)
-                    got.columns.update(res.get("columns", {}).get(name, ()))
-                    got.line_bytes += res.get("line_bytes", {}).get(name, 0)
-                    got.record_bytes += res.get("record_bytes", {}).get(name, 0)
-                    got.packed += res.get("packed", {}).get(name, 0)
-                    got.raw += res.get("raw", {}).get(name, 0)
+                for name in res["runs"]:
+                    (self.classes.get(name) or self.classes.setdefault(name, ClassWork(name))).add(res)
 
             if self.waiting:
                 return []
@@ -213,10 +217,7 @@ class Scheduler:
             self.p.update(self.merge_task, total=self.merge_total, visible=True)
             self.run_seconds = round(time.monotonic() - self.started, 3)
             if self.job.range_fn is not None:
-                from .ranges import record_target
-
-                return [("plan", cl, (cl.runs, record_target(self.opts.chunk_bytes, cl.packed, cl.raw, cl.line_bytes,
-                                                             cl.record_bytes), self.opts.ranges)) for cl in todo]
+                return [("plan", cl, (cl.runs, cl.sizing(self.opts))) for cl in todo]
             follow = []
             for cl in todo:
                 follow.append(("merge", cl, self.job.merge_args(cl, str(self.spill), str(self.build_base),
@@ -254,11 +255,8 @@ class Scheduler:
         return []
 
     def _extra(self, cl: ClassWork) -> dict:
-        """What a class's summary says beyond its merge's own figures."""
-        return {"fingerprint": self.fingerprint, "inputs": cl.inputs, "bad_lines": cl.bad_lines,
-                "settings": self.opts.identity(),
-                "merge": {"runs": len(cl.runs), "memory_mb": round(self.opts.memory_bytes / 2**20, 3),
-                          "fan_in": self.opts.fan_in, "run_seconds": self.run_seconds}}
+        return summary_extra(self.fingerprint, self.opts, cl.inputs, cl.bad_lines, len(cl.runs),
+                             run_seconds=self.run_seconds)
 
     def _ranges(self, cl: ClassWork, ranges: list) -> list:
         """The range tasks of class ``cl`` (``ranges``: a plan task's spans per range), in a build folder of

@@ -74,13 +74,20 @@ def fetcher(out: str, spill: Path):
     return fetch
 
 
-def task_plan(runs: list[str], target: float, count: int | None) -> dict:
-    """A class's PLD ranges, planned from its runs' indexes: {ranges: per range, its spans as (path, start,
-    end, lo, hi)}."""
+def task_plan(runs: list[str], sizing) -> dict:
+    """A class's PLD ranges, planned from its runs' indexes (``sizing``: :class:`.ranges.Sizing`):
+    {ranges: per range, its spans as (path, start, end, lo, hi)}."""
     from .ranges import plan
 
     paths = [Path(p) for p in runs]
-    return {"ranges": [[tuple(s) for s in kr.runs(paths)] for kr in plan(paths, target, count)]}
+    return {"ranges": [[tuple(s) for s in kr.runs(paths)] for kr in plan(paths, sizing)]}
+
+
+def summary_extra(fingerprint: str, opts: MergeOptions, inputs: int, bad_lines: int, runs: int, **merge) -> dict:
+    """What a class's summary says beyond its merge's own figures (``merge``: how this run made it)."""
+    return {"fingerprint": fingerprint, "inputs": inputs, "bad_lines": bad_lines, "settings": opts.identity(),
+            "merge": {"runs": runs, "memory_mb": round(opts.memory_bytes / 2**20, 3), "fan_in": opts.fan_in,
+                      **merge}}
 
 
 def task_range(cls: str, r: int, spans: list[tuple], spill_dir: str, build: str, dest: str, build_base: str,

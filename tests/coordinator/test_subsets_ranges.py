@@ -41,7 +41,7 @@ def test_spans_of_planned_ranges_hold_each_record_once(tmp_path, monkeypatch, fr
         runs.append(path)
         every += recs
     for count in (1, 3, 7, 1000):
-        planned = ranges.plan(runs, count=count)
+        planned = ranges.plan(runs, ranges.Sizing(count=count))
         assert 1 <= len(planned) <= count
         assert planned[0].lo is None and planned[-1].hi is None
         assert all(a.hi == b.lo for a, b in zip(planned, planned[1:]))
@@ -53,7 +53,7 @@ def test_spans_of_planned_ranges_hold_each_record_once(tmp_path, monkeypatch, fr
             assert sum(map(len, part)) == kr.bytes
             got += part
         assert got == sorted(every)
-    sizes = [kr.bytes for kr in ranges.plan(runs, count=3)]
+    sizes = [kr.bytes for kr in ranges.plan(runs, ranges.Sizing(count=3))]
     assert max(sizes) < 2 * sum(sizes) / 3 + max(size for _, size in ranges.key_sizes(
         [extsort.index_path(p) for p in runs])), "ranges of about equal size, but for one key's bytes"
 

@@ -71,11 +71,14 @@ def test_three_workers_one_killed_mid_task_make_the_local_merge(fleet, extracted
     assert len(want) >= 10 and sum(len(files) for files in want.values()) > 100
     assert fleet.datasets(dest) == want
     keys = fleet.keys(dest)
+    parts = []
     for cls in want:  # the same summaries, but for how they were made
         mine = fleet.json(dest, f"{cls}/summary.json")
         assert _summary(mine) == _summary(json.loads((local / cls / "summary.json").read_text()))
-        assert mine["parts"] > 1 or cls != max(want, key=lambda c: len(want[c]))
+        assert mine["merge"]["fleet"] and mine["merge"]["ranges"] == mine["parts"]
+        parts.append(mine["parts"])
         assert {k for k in keys if k.startswith(f"{cls}/part-")} == {f"{cls}/{p['file']}" for p in mine["part_files"]}
+    assert max(parts) >= 3, "the largest class should be merged as several range tasks"
     # nothing of the job left, nothing stray or duplicated: the classes' files and DEST/summary.json
     assert keys == {f"{cls}/{name}" for cls, files in want.items() for name in files} | {
         f"{cls}/summary.json" for cls in want} | {"summary.json"}

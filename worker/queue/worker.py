@@ -101,7 +101,7 @@ class Worker:
         self.stopping = False
         self.signals = 0
         self.manifests: dict[str, Manifest] = {}
-        self.done = self.failed = self.rejected = 0
+        self.done = self.failed = self.rejected = self.tasks_done = 0
         # Attempts are not inputs: an input that failed twice and then committed is one input, 2 failed attempts.
         self.failed_inputs: set[str] = set()
         self.committed_inputs: set[str] = set()
@@ -255,6 +255,8 @@ class Worker:
         """What this worker did, in inputs and in attempts: ``3 inputs committed; 4 failed attempts on 2
         inputs (1 of them committed since)``."""
         text = f"{self.done:,} input{'' if self.done == 1 else 's'} committed"
+        if self.tasks_done:
+            text += f"; {self.tasks_done:,} merge task{'' if self.tasks_done == 1 else 's'} done"
         attempts = self.failed - self.rejected
         if attempts:
             n, later = len(self.failed_inputs), len(self.failed_inputs & self.committed_inputs)
@@ -264,13 +266,15 @@ class Worker:
             text += f"; {self.rejected:,} message{'' if self.rejected == 1 else 's'} rejected"
         return text
 
-    def succeed(self, msg: Received, item: WorkItem, stats, seconds: float) -> None:
+    def succeed(self, msg: Received, item: WorkItem | TaskItem, stats, seconds: float) -> None:
         self.delete(msg)
+        if isinstance(item, TaskItem):
+            self.tasks_done += 1
+            log.info("task %s done (%.1f s)", item.id, seconds)
+            return
         self.done += 1
         self.committed_inputs.add(item.spec.id)
-        if isinstance(item, TaskItem):
-            log.info("task %s done (%.1f s)", item.id, seconds)
-        elif stats is None:
+        if stats is None:
             log.info("%s: already committed: deleting the duplicate message", item.spec.id)
         elif stats.committed_by_other:
             log.info("%s: another attempt committed first; ours stands down", item.spec.id)
