@@ -31,7 +31,7 @@ of the committed inputs): the tables' grouping should take no more CPU per input
 
 ``--scaling``: instead, ``quadfleet subsets`` on the largest count with one process and with ``--processes``,
 the same ``--chunk-mb`` (so that the largest class is several PLD ranges), printing each run's merge phase
-(wall seconds from the last input read to the last class published, from the classes' summaries), its
+(wall seconds from the last input read to the last class published, from ``DEST/summary.json``), its
 ratio, and whether the two outputs are byte-identical (every file; ``summary.json`` without its timings).
 
 Run: ``python bench/bench_subsets.py [--inputs 1000,3000,10000] [--pages 12] [--processes 2] [--memory-mb 64]
@@ -269,7 +269,7 @@ def measure(out: Path, dest: Path, args, command: str, input_quads: int, process
             "input_quads_per_cpu_s": round(input_quads / max(cpu, 1e-3)),
             "pages": top["totals"].get("pages", 0), "parts": top["totals"]["parts"], "runs": runs,
             "seconds": round(seconds, 2), "quads_per_s": round(quads / seconds),
-            "merge_phase_s": round(seconds - max(m["run_seconds"] for m in merges), 2),
+            "merge_phase_s": top["merge"]["merge_seconds"], "read_phase_s": top["merge"]["read_seconds"],
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
             "quads_per_cpu_s": round(quads / max(usage.ru_utime + usage.ru_stime, 1e-3)),
             "peak_rss_process_mb": round(peak["process"] / 2**20, 1),

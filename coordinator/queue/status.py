@@ -66,6 +66,7 @@ def run_status(queue_url: str, out: str, now: datetime | None = None) -> dict:
         dead = queue_counts(sqs, info.dead_letter_url)["visible"] if info.dead_letter_url else None
     except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
         raise AwsError(f"{queue_url}: cannot read the queue: {describe(exc)}") from None
+    merges = merge_status(store)
     queued = queue["visible"] + queue["in_flight"]
     eta = queued / archives_per_hour * 3600 if archives_per_hour and queued else None
     return {
@@ -74,8 +75,33 @@ def run_status(queue_url: str, out: str, now: datetime | None = None) -> dict:
         "failing": len(failing), "reasons": reasons.most_common(5), "rejected_messages": rejected,
         "visible": queue["visible"], "in_flight": queue["in_flight"], "dead_lettered": dead,
         "pages_per_s": pages / window_s, "archives_per_hour": archives_per_hour, "eta_s": eta,
-        "window_min": window_s / 60,
+        "window_min": window_s / 60, "merges": merges,
     }
+
+
+def merge_status(store: S3Store) -> list[tuple[str, str]]:
+    """(merge job, how it stands) for each ``quadfleet subsets --queue-url`` started on this output: its
+    tasks share the work queue, so its visible and in-flight messages are in the queue's counts above."""
+    from ..subsets.fleet import jobs_of, progress
+
+    rows = []
+    for doc in jobs_of(store):
+        state = progress(doc["job"], doc["dest"], doc["fingerprint"], {})
+        name = doc["job"].rsplit("/", 1)[1]
+        final = [f"task {task} failed for good: {reason}" for task, reason, done in state["errors"] if done]
+        if state["finished"]:
+            how = f"complete in {doc['dest']}"
+        elif final:
+            how = "; ".join(final)[:300]
+        elif not state["groups"]:
+            how = f"not under {doc['dest']} any more (removed, or replaced by a newer merge)"
+        else:
+            classes = len(state["classes"]) if state["classes"] is not None else "?"
+            how = (f"runs {state['runs_done']}/{state['groups']}, ranges {state['ranges_done']}/{state['ranges']}, "
+                   f"classes {len(state['complete'])}/{classes}"
+                   + (f", {len(state['errors'])} failed attempt(s)" if state["errors"] else ""))
+        rows.append((f"merge {name} → {doc['dest']}", how))
+    return rows
 
 
 def _aware(t) -> datetime:
@@ -108,4 +134,6 @@ def status_table(s: dict, out: str) -> Table:
         table.add_row(what, value)
     for reason, n in s["reasons"]:
         table.add_row(f"  failing x{n}", reason)
+    for what, how in s.get("merges", ()):
+        table.add_row(what, how)
     return table

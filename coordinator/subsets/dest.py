@@ -73,7 +73,7 @@ class LocalDest:
     def part_done(self, cls: str, path: Path, name: str | None = None) -> None:
         """Parts stay in the build folder until the class is renamed into place."""
 
-    def finish(self, cls: str, build: Path, summary: dict) -> None:
+    def finish(self, cls: str, build: Path, summary: dict, published=()) -> None:
         (build / SUMMARY).write_bytes(summary_bytes(summary))
         target = self.root / cls
         self.root.mkdir(parents=True, exist_ok=True)
@@ -132,8 +132,11 @@ class S3Dest:
         self.store.put_file(key, str(path))  # removes the local file
         self._uploaded.setdefault(cls, set()).add(key)
 
-    def finish(self, cls: str, build: Path, summary: dict) -> None:
+    def finish(self, cls: str, build: Path, summary: dict, published=()) -> None:
+        """Upload what is left of the class and its summary, then delete what an older version left.
+        ``published``: names the class's range tasks uploaded beside its parts (perhaps in other processes)."""
         keep = {f"{cls}/{SUMMARY}"} | {f"{cls}/{p['file']}" for p in summary["part_files"]}
+        keep |= {f"{cls}/{name}" for name in published}
         keep |= self._uploaded.pop(cls, set())
         for path in sorted(p for p in build.rglob("*") if p.is_file()):
             key = f"{cls}/{path.relative_to(build).as_posix()}"

@@ -17,6 +17,9 @@ named by the inputs' and settings' fingerprint, so a rerun of the same merge fin
   figures, written last: the range's commit); the range's part goes straight to ``DEST/<Class>/``;
 - ``stage/...``: which next tasks were sent.
 
+The run read keeps one small pointer, ``OUT/merges/<job>.json`` (the job and its DEST), so that
+``quadfleet status --out OUT`` shows the merges reading it and how far they are.
+
 The stages chain themselves, so the merge goes on without the command that started it (``--no-wait``):
 the task that commits the last runs sends one plan task per class; a plan task sends its class's range
 tasks; the last range sends the finish task, which publishes the class (``summary.json`` last, as a local
@@ -37,6 +40,7 @@ from .dest import SUMMARY
 
 log = logging.getLogger("quadfleet.worker")
 MERGE_DIR = ".merge"
+MERGES_DIR = "merges"   # under OUT: a pointer per merge job started on it
 POLL = 2.0     # seconds between looks at the job while the command waits
 
 
@@ -75,9 +79,27 @@ def start(plan, out: str, dest: str, queue_url: str, send) -> tuple[str, bool]:
                        "fan_in": opts.fan_in, "mode": opts.mode, "ranges": opts.ranges},
            "started": time.time()}
     store.put_bytes("job.json", json.dumps(doc, indent=1).encode())
+    S3Store(out).put_bytes(pointer_key(job), json.dumps({"job": job, "dest": dest, "fingerprint": plan.fingerprint,
+                                                         "started": doc["started"]}).encode())
     for i in range(len(groups)):
         send(message("subsets-runs", job, group=i))
     return job, True
+
+
+def pointer_key(job: str) -> str:
+    """Where OUT says which merge jobs read it (``quadfleet status OUT`` shows them): ``merges/<job>.json``."""
+    return f"{MERGES_DIR}/{job.rsplit('/', 1)[1]}.json"
+
+
+def jobs_of(store) -> list[dict]:
+    """The merge jobs started on the output ``store`` (its pointers), oldest first."""
+    docs = []
+    for key in store.list(f"{MERGES_DIR}/"):
+        try:
+            docs.append(json.loads(store.read_bytes(key)))
+        except (FileNotFoundError, ValueError):
+            continue
+    return sorted(docs, key=lambda d: d.get("started", 0))
 
 
 def _ref_doc(ref) -> dict:

@@ -47,6 +47,7 @@ class SubsetsResult:
     failed: list[tuple[str, str]] = field(default_factory=list)  # (class, reason)
     inputs: int = 0
     seconds: float = 0.0
+    phases: dict = field(default_factory=dict)   # wall seconds reading inputs into runs, then merging classes
 
 
 def default_dest(out: str) -> str:
@@ -120,7 +121,7 @@ def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp
             raise SubsetsError(f"subsets: {out}: no page of a committed input belongs to a schema.org class: "
                                "extract with [subsets] classes configured first")
     write_top(plan.dest_store, out, dest, result.inputs, sorted(result.skipped + [c["class"] for c in result.merged]),
-              dict(result.failed), plan.fingerprint)
+              dict(result.failed), plan.fingerprint, result.phases)
     result.seconds = time.monotonic() - started
     return result
 
@@ -161,16 +162,18 @@ def _job(out: str, dest: str, opts: MergeOptions, skip: frozenset[str]) -> Job:
     return Job(
         "subsets", task_runs,
         lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"g{i}", opts.mode, skip),
-        None, None,
+        task_plan,
+        task_range, lambda cl, r, spans, spill, build, base: (cl.name, r, spans, spill, build, dest, base, opts),
+        task_finish, lambda cl, base, extra: (cl.name, cl.build, cl.ranges, dest, base, opts, extra),
         lambda res: (f"{plural(res['pages'], 'page')}, {plural(res['entities'], 'entity', 'entities')}, "
                      f"{plural(res['quads'], 'quad')}, {plural(res['plds'], 'PLD')} → "
-                     f"{plural(res['parts'], 'part')}, {res['bytes'] / 1e6:,.1f} MB"),
-        range_fn=task_range, finish_fn=task_finish, plan_fn=task_plan)
+                     f"{plural(res['parts'], 'part')}, {res['bytes'] / 1e6:,.1f} MB"))
 
 
 def write_top(dest_store, out: str, dest: str, inputs: int, names: list[str], failed: dict,
-              fingerprint: str) -> None:
-    """``DEST/summary.json``: every class whose outputs are complete, with totals, and the failed ones."""
+              fingerprint: str, phases: dict | None = None) -> None:
+    """``DEST/summary.json``: every class whose outputs are complete, with totals, and the failed ones
+    (``phases``: this run's wall seconds reading, then merging, when it ran both here)."""
     classes = {}
     for name in names:
         doc = dest_store.read_summary(name)
@@ -180,5 +183,5 @@ def write_top(dest_store, out: str, dest: str, inputs: int, names: list[str], fa
                                                  "inputs", "sample_pages", "bad_lines")}
     totals = {k: sum(c[k] or 0 for c in classes.values()) for k in ("pages", "entities", "quads", "parts", "bytes")}
     dest_store.write_top({"source": out, "dest": dest, "inputs": inputs, "fingerprint": fingerprint,
-                          "classes": classes, "totals": totals, "failed": failed,
+                          "classes": classes, "totals": totals, "failed": failed, "merge": phases or {},
                           "created": datetime.now(timezone.utc).isoformat(timespec="seconds")})

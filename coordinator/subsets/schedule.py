@@ -1,13 +1,13 @@
 """The pool that runs a merge's tasks (``quadfleet subsets``, ``quadfleet tables``): every group of inputs
-read into sorted runs per class, then each class found merged, largest first, at most ``processes`` tasks in
-flight, with one progress display. A job with range tasks (the subsets) has each class cut into key ranges
-(:mod:`.ranges`) merged as tasks of their own, then the class finished by one more: so every process
-works even when one class is most of the data.
+read into sorted runs per class; then each class found, largest first, planned into key ranges
+(:mod:`.ranges`), its ranges merged as tasks of their own and the class finished by one more; at most
+``processes`` tasks in flight, with one progress display. Ranges are why every process works even when one
+class is most of the data.
 
 What differs between the two commands is the :class:`Job`: which task functions run, with which
 arguments, and what a finished class prints. Tasks return plain dicts (``{"error": one line}`` on failure):
-a runs task ``{runs, quads, bad_lines, inputs}`` per class (and ``columns`` for tables), a merge task the
-class's summary.
+a runs task ``{runs, quads, bad_lines, inputs, ...}`` per class (and ``columns`` for tables), a plan task
+its ranges, a range task its figures, a finish task the class's summary.
 """
 from __future__ import annotations
 
@@ -68,19 +68,22 @@ class ClassWork:
 
 @dataclass
 class Job:
-    """What one command's tasks are: ``runs_args(i, group)`` and ``merge_args(cls, extra)`` give the
-    arguments of ``runs_fn`` and ``merge_fn``; ``describe(summary)`` the line printed per merged class."""
+    """What one command's tasks are. ``runs_args(i, group, spill)`` gives a runs task's arguments; each class
+    found is then planned (``plan_fn(runs, sizing)``: its key ranges), its ranges merged
+    (``range_args(cl, r, spans, spill, build, build_base)`` for ``range_fn``) and finished
+    (``finish_args(cl, build_base, extra)`` for ``finish_fn``); ``describe(summary)`` is the line printed per
+    finished class."""
 
     label: str
     runs_fn: Callable
     runs_args: Callable
-    merge_fn: Callable
-    merge_args: Callable
+    plan_fn: Callable
+    range_fn: Callable
+    range_args: Callable
+    finish_fn: Callable
+    finish_args: Callable
     describe: Callable[[dict], str]
     unit: str = "quads"
-    range_fn: Callable | None = None    # with plan_fn and finish_fn: a class merged range by range
-    finish_fn: Callable | None = None
-    plan_fn: Callable | None = None
 
 
 class Scheduler:
@@ -99,6 +102,7 @@ class Scheduler:
         self.classes: dict[str, ClassWork] = {}
         self.waiting = 0
         self.error: str | None = None
+        self.run_seconds: float | None = None     # wall seconds until the last runs task was in
 
     def run(self, groups) -> None:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -151,6 +155,9 @@ class Scheduler:
                             ready.appendleft(task)
                         else:
                             ready.append(task)
+            if self.run_seconds is not None:  # the two phases' wall times, for DEST/summary.json
+                self.result.phases = {"read_seconds": self.run_seconds,
+                                      "merge_seconds": round(time.monotonic() - self.started - self.run_seconds, 3)}
         finally:
             set_progress(None)
             if pool is not None:
@@ -159,8 +166,8 @@ class Scheduler:
                 discard_runs(c.runs)
 
     def _submit(self, pool, kind: str, c, args) -> None:
-        fn = {"runs": self.job.runs_fn, "merge": self.job.merge_fn, "range": self.job.range_fn,
-              "finish": self.job.finish_fn, "plan": self.job.plan_fn}[kind]
+        fn = {"runs": self.job.runs_fn, "range": self.job.range_fn, "finish": self.job.finish_fn,
+              "plan": self.job.plan_fn}[kind]
         if pool is None:
             self.done_q.put((kind, c, call(fn, args)))
             return
@@ -216,14 +223,7 @@ class Scheduler:
             self.merge_total = sum(cl.quads for cl in todo)
             self.p.update(self.merge_task, total=self.merge_total, visible=True)
             self.run_seconds = round(time.monotonic() - self.started, 3)
-            if self.job.range_fn is not None:
-                return [("plan", cl, (cl.runs, cl.sizing(self.opts))) for cl in todo]
-            follow = []
-            for cl in todo:
-                follow.append(("merge", cl, self.job.merge_args(cl, str(self.spill), str(self.build_base),
-                                                                self._extra(cl))))
-                cl.runs = []  # the merge task owns (and deletes) them now
-            return follow
+            return [("plan", cl, (cl.runs, cl.sizing(self.opts))) for cl in todo]
         if kind == "plan":
             if "error" in res:
                 self._failed(c.name, f"cannot plan its ranges: {res['error']}")
@@ -239,11 +239,9 @@ class Scheduler:
             c.left -= 1
             if c.left:
                 return []
-            return [("finish", c, (c.name, c.build, c.ranges, self.dest, str(self.build_base), self.opts,
-                                   self._extra(c)))]
-        if kind == "finish":
-            discard_runs(c.runs)
-            c.runs = []
+            return [("finish", c, self.job.finish_args(c, str(self.build_base), self._extra(c)))]
+        discard_runs(c.runs)  # a finished class: its runs are read by no range any more
+        c.runs = []
         if "error" in res:
             self._failed(c.name, res["error"])
             return []
@@ -265,8 +263,7 @@ class Scheduler:
 
         cl.build = str(open_dest(self.dest, self.build_base).begin(cl.name))
         cl.ranges = cl.left = len(ranges)
-        return [("range", cl, (cl.name, r, spans, str(self.spill), cl.build, self.dest, str(self.build_base),
-                               self.opts))
+        return [("range", cl, self.job.range_args(cl, r, spans, str(self.spill), cl.build, str(self.build_base)))
                 for r, spans in enumerate(ranges)]
 
     def _failed(self, name: str, error: str) -> None:

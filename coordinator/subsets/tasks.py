@@ -17,7 +17,7 @@ from ...worker.output.scratch import hold
 from .dest import open_dest
 from .inputs import InputRef
 from .extsort import Span
-from .merge import MergeOptions, discard_runs, finish_class, merge_range
+from .merge import MergeOptions, finish_class, merge_range
 from .runs import InputFileError, make_runs
 
 _progress = None  # where this process's progress goes: a multiprocessing queue, or the inline run's queue
@@ -104,35 +104,24 @@ def task_finish(cls: str, build: str, ranges: int, dest: str, build_base: str, o
                 extra: dict) -> dict:
     """Class ``cls``'s ranges joined and the class published to ``dest`` whole: its summary (with
     ``extra``: fingerprint, inputs, how its runs were made), or {error}."""
+    return finish_with(cls, build, dest, build_base, extra, lambda b: finish_class(cls, b, ranges, opts))
+
+
+def finish_with(cls: str, build: str, dest: str, build_base: str, extra: dict, finish, published=None) -> dict:
+    """Publish class ``cls`` from its build folder ``build`` once ``finish(build)`` has joined its ranges (its
+    summary, to which ``extra`` is added); ``published(build)``: names under the class that range tasks
+    uploaded beside the parts (kept by an S3 destination). The build folder is removed whatever happens."""
     dest_store = open_dest(dest, build_base)
+    build_dir = Path(build)
     try:
-        summary = finish_class(cls, Path(build), ranges, opts)
+        summary = finish(build_dir)
         summary.update({k: v for k, v in extra.items() if k != "merge"},
                        merge={**extra.get("merge", {}), **summary.pop("merge")})
-        dest_store.finish(cls, Path(build), summary)
+        dest_store.finish(cls, build_dir, summary, published(build_dir) if published else ())
     except BaseException:
-        dest_store.abandon(Path(build))
+        dest_store.abandon(build_dir)
         raise
     return summary
-
-
-def publish(cls: str, runs: list[str], dest: str, build_base: str, extra: dict, make) -> dict:
-    """Build class ``cls`` with ``make(build_dir, on_file, progress)`` (its summary) and publish it to
-    ``dest`` whole; its runs deleted whatever happens. The summary, with ``extra``, or {error}."""
-    try:
-        dest_store = open_dest(dest, build_base)
-        build = dest_store.begin(cls)
-        try:
-            summary = make(build, lambda path, name=None: dest_store.part_done(cls, path, name), report("merged"))
-            how = {**extra.get("merge", {}), **summary.pop("merge")}
-            summary.update({k: v for k, v in extra.items() if k != "merge"}, merge=how)
-            dest_store.finish(cls, build, summary)
-        except BaseException:
-            dest_store.abandon(build)
-            raise
-        return summary
-    finally:
-        discard_runs(runs)
 
 
 def call(fn, args):

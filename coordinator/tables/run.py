@@ -1,8 +1,9 @@
 """``quadfleet tables OUT [--out DEST]``: the Schema.org Table Corpus of a run, one table per class and host.
 
 The same machinery as ``quadfleet subsets`` (:mod:`quadfleet.coordinator.subsets.schedule`): tasks that
-read groups of inputs into sorted runs per class under ``--memory-mb`` (:mod:`.runs`), then one merge per
-class (:mod:`.write`), ``--processes`` at a time; resumable in the same way (a class whose
+read groups of inputs into sorted runs per class under ``--memory-mb`` (:mod:`.runs`), then each class cut
+into host ranges merged as tasks of their own and finished by one more (:mod:`.write`), ``--processes`` at
+a time, so every process works even on one large class; resumable in the same way (a class whose
 ``DEST/<Class>/summary.json`` carries the fingerprint of the current inputs and settings is skipped; when
 ``DEST/summary.json`` says every class is, nothing is read), its scratch removed at the end, on Ctrl-C or
 SIGTERM, or by the next run after a kill.
@@ -26,7 +27,8 @@ from ..subsets import run as subsets_run
 from ..subsets.dest import open_dest
 from ..subsets.inputs import InputRef, MergeInputs, list_committed, list_inputs
 from ..subsets.schedule import Job, run_job
-from .tasks import task_table_merge, task_table_runs
+from ..subsets.tasks import task_plan
+from .tasks import task_table_finish, task_table_range, task_table_runs
 from .options import TableOptions
 
 DEFAULT_DEST = "tables-merged"   # DEST when --out is not given: OUT/tables-merged
@@ -44,6 +46,7 @@ class TablesResult:
     failed: list[tuple[str, str]] = field(default_factory=list)
     inputs: int = 0
     seconds: float = 0.0
+    phases: dict = field(default_factory=dict)   # wall seconds reading inputs into runs, then merging classes
 
 
 def default_dest(out: str) -> str:
@@ -115,9 +118,10 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
         classes = tuple(c for c in opts.classes if c in todo)
         job = Job("tables", task_table_runs,
                   lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"t{i}", classes, skip),
-                  task_table_merge,
-                  lambda cl, spill, build, extra: (cl.name, cl.runs, spill, dest, build, opts, sorted(cl.columns),
-                                                   extra),
+                  task_plan,
+                  task_table_range, lambda cl, r, spans, spill, build, base: (cl.name, r, spans, spill, build, dest,
+                                                                             base, opts, sorted(cl.columns)),
+                  task_table_finish, lambda cl, base, extra: (cl.name, cl.build, cl.ranges, dest, base, opts, extra),
                   _describe, unit="rows")
         run_job(job, dest, opts, processes, fp, data_groups(inputs, opts.memory_bytes), tmp, console,
                 show_progress and console.is_terminal, result)
@@ -150,4 +154,5 @@ def _write_top(dest_store, out: str, dest: str, result: TablesResult, names: lis
     totals = {k: sum(c[k] or 0 for c in classes.values()) for k in ("tables", "rows", "parts", "bytes")}
     dest_store.write_top({"source": out, "dest": dest, "inputs": result.inputs, "fingerprint": fp,
                           "classes": classes, "empty": empty, "totals": totals, "failed": dict(result.failed),
+                          "merge": result.phases,
                           "created": datetime.now(timezone.utc).isoformat(timespec="seconds")})

@@ -53,6 +53,10 @@ class TableRuns:
         self.bad: dict[str, int] = {}
         self.columns: dict[str, set[str]] = {}
         self.inputs: dict[str, int] = {}
+        self.record_bytes: dict[str, int] = {}
+        self.packed: dict[str, int] = {}        # of the data files each class had rows in (how they compress:
+        self.raw: dict[str, int] = {}           # what sizes its ranges, :class:`...subsets.ranges.Sizing`)
+        self.in_packed = self.in_raw = 0        # of the current input's data files
         self._seen: set[str] = set()
         self._plds = PldCache()
         self._hosts: dict[str, tuple[str, str]] = {}
@@ -85,6 +89,7 @@ class TableRuns:
                     continue
                 self.spill.extend(cls, [record])
                 self.rows[cls] = self.rows.get(cls, 0) + 1
+                self.record_bytes[cls] = self.record_bytes.get(cls, 0) + len(record)
                 cols = self.columns.get(cls)
                 if cols is None:
                     cols = self.columns[cls] = set()
@@ -94,14 +99,21 @@ class TableRuns:
                     self.inputs[cls] = self.inputs.get(cls, 0) + 1
 
     def next_input(self) -> None:
+        """The input read so far is done: its data files' bytes counted for each class it had rows of."""
+        for cls in self._seen:
+            self.packed[cls] = self.packed.get(cls, 0) + self.in_packed
+            self.raw[cls] = self.raw.get(cls, 0) + self.in_raw
         self._seen = set()
+        self.in_packed = self.in_raw = 0
 
     def result(self) -> dict:
-        """What the scheduler adds up per class (``quads``: the rows, what the merge's progress counts)."""
+        """What the scheduler adds up per class (``quads``: the rows, what the merge's progress counts;
+        ``line_bytes``: the records' own bytes, as a table's records are its lines)."""
+        self.next_input()
         runs = self.spill.finish()
         return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.rows,
                 "columns": {c: sorted(v) for c, v in self.columns.items()}, "inputs": self.inputs,
-                "bad_lines": self.bad}
+                "bad_lines": self.bad, "line_bytes": self.record_bytes, "packed": self.packed, "raw": self.raw}
 
 
 def read_data_file(path: Path, key: str, fmt: str, runs: TableRuns) -> None:
@@ -112,7 +124,9 @@ def read_data_file(path: Path, key: str, fmt: str, runs: TableRuns) -> None:
             page: list[str] = []
             graph = None
             tail = "\0"  # " <graph> .\n" of the current page: one endswith per line
+            size = 0
             for line in text:
+                size += len(line)
                 if not line.endswith(tail):
                     end = line.rfind(" <", 0, len(line) - 3)
                     if end < 0:  # not a quad: counted with the page it sits in (Page counts it as bad)
@@ -127,6 +141,7 @@ def read_data_file(path: Path, key: str, fmt: str, runs: TableRuns) -> None:
                 page.append(line)
             if page:
                 runs.page(page, fmt, graph)
+            runs.in_raw += size
     except (OSError, EOFError, zstandard.ZstdError) as exc:
         raise InputFileError(f"{key}: cannot read: {reason(exc)}") from None
 
@@ -144,7 +159,8 @@ def make_table_runs(group: list[InputRef], fetch: Callable[[str], tuple[Path, bo
             for entry in ref.data:
                 if entry is None:
                     continue
-                fmt, key, _ = entry
+                fmt, key, packed = entry
+                runs.in_packed += packed
                 path, temporary = fetch(key)
                 try:
                     read_data_file(path, key, fmt, runs)

@@ -1,23 +1,27 @@
 """One class's table corpus: its sorted rows in, its published tables out (Parquet parts, JSON, lookup, profile).
 
-The class's runs (records ``host \\t row_id \\t JSON``, :mod:`.runs`) are merged by the subsets' external
-sort into one stream ordered by host, then row id. A host's rows are one table:
+A class is cut into host ranges (:mod:`quadfleet.coordinator.subsets.ranges`, planned from its runs'
+indexes, exactly as the subsets are cut into PLD ranges), each merged by a task of its own, any number at
+once (:func:`merge_range`); then :func:`finish_class` joins them. Records are ``host \t row_id \t JSON``
+(:mod:`.runs`), merged by the subsets' external sort into one stream ordered by host, then row id. A host's
+rows are one table:
 
-- Parquet: ``part-NNNNN.parquet`` files holding whole tables, one after the other; a part is closed at
-  the first host boundary once it holds ``chunk_bytes`` (a table never spans two parts), and
-  ``lookup.csv`` says which part holds each host. Every part has the class's columns: the fixed ones
+- Parquet: ``part-NNNNN.parquet``, one per range (numbered by range; a range whose tables all fall below
+  ``--min-rows`` writes none), holding whole tables one after the other: a table never spans two parts,
+  and ``lookup.csv`` says which part holds each host. Every part has the class's columns: the fixed ones
   (:data:`.rows.FIXED`), then one JSON column per property any row of the class uses, by name.
 - ``--format json``: also one ``json/<host>.json.gz`` per table, one row per line, as Web Data Commons
   publishes its corpus.
 - ``tables.csv``: host, PLD, rows, rows with an entity key, per table.
 - the profile in ``summary.json``: tables, rows, rows with an ``entity_key`` (and by rule), duplicate
   groups (entity keys shared by two rows or more, and by two hosts or more), and every column's fill
-  rate. Entity keys are counted by sorting them too (bounded memory, exact).
+  rate. Entity keys are counted by sorting them too (bounded memory, exact): each range spills its keys as
+  sorted runs, and the finish merges every range's runs, since one key may be in many ranges.
 
 A table with fewer than ``min_rows`` rows is left out (counted): at most that many rows are held. The same
 (page URL, format, subject) from two inputs (a URL crawled twice) is one row, its values united. Output is
-byte-identical whatever the memory budget, fan-in or processes: the order is total and gzip headers carry
-no name or time.
+byte-identical whatever the memory budget, fan-in or processes: ranges depend only on the records, the
+order is total and gzip headers carry no name or time.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import csv
 import gzip
 import hashlib
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Callable
@@ -33,7 +38,8 @@ from urllib.parse import quote
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..subsets.extsort import RunSpiller, merged
+from ..subsets.extsort import RunSpiller, Span, merged
+from ..subsets.merge import RANGES_DIR
 from .keys import entity_key
 from .options import TableOptions
 from .rows import FIXED, Row
@@ -145,17 +151,17 @@ def combine(rows: list[dict]) -> dict:
     return out
 
 
-class _ClassTables:
-    """The state of one class's tables while the sorted stream passes."""
+class _RangeTables:
+    """The state of one range's tables while its sorted stream passes: one part, named for the range."""
 
-    def __init__(self, build_dir: Path, opts: TableOptions, columns: list[str], spill_dir: Path,
+    def __init__(self, build_dir: Path, part_name: str, opts: TableOptions, columns: list[str], keys_dir: Path,
                  on_file: Callable[[Path, str], None] | None, lookup, tables):
-        self.build_dir, self.opts, self.on_file = build_dir, opts, on_file
+        self.build_dir, self.part_name, self.opts, self.on_file = build_dir, part_name, opts, on_file
         self.schema = schema(columns)
         self.lookup, self.tables = lookup, tables
-        self.keys = RunSpiller(spill_dir, max(opts.memory_bytes // 8, 1 << 20), "keys")
+        self.keys = RunSpiller(keys_dir, max(opts.memory_bytes // 8, 1 << 20), "keys")
         self.part: PartWriter | None = None
-        self.parts: list[dict] = []
+        self.info: dict | None = None          # the part, once closed
         self.json_dir = build_dir / "json"
         self.json = None                       # the current table's JSON file, with --format json
         self.fill: dict[str, int] = {}
@@ -164,10 +170,8 @@ class _ClassTables:
 
     def table(self, host: str, rows: list) -> None:
         """A host's first rows (all of them, or ``min_rows`` of them): start its table; None if too few."""
-        if self.part is not None and self.part.size() >= self.opts.chunk_bytes:
-            self.close_part()
         if self.part is None:
-            self.part = PartWriter(self.build_dir / f"part-{len(self.parts):05d}.parquet", self.schema)
+            self.part = PartWriter(self.build_dir / self.part_name, self.schema)
             self.part.first_host = host
         self.part.hosts += 1
         self.part.last_host = host
@@ -213,7 +217,7 @@ class _ClassTables:
 
     def close_part(self) -> None:
         part, self.part = self.part, None
-        self.parts.append(part.close())
+        self.info = part.close()
         if self.on_file:
             self.on_file(part.path, part.path.name)
 
@@ -283,6 +287,31 @@ class _ClassTables:
         self.keys.discard()
 
 
+def duplicate_groups(key_runs: list[Path], spill_dir: Path, fan_in: int) -> dict:
+    """Entity keys shared by two rows or more (duplicate groups), and by two hosts or more, from sorted runs
+    of ``key \t host`` records (consumed)."""
+    out = {"duplicate_groups": 0, "duplicate_rows": 0, "cross_host_groups": 0}
+    key, rows, hosts = None, 0, set()
+
+    def end():
+        if rows > 1:
+            out["duplicate_groups"] += 1
+            out["duplicate_rows"] += rows
+            if len(hosts) > 1:
+                out["cross_host_groups"] += 1
+
+    for rec in merged(key_runs, spill_dir, fan_in):
+        k, h = rec.rstrip(b"\n").split(b"\t", 1)
+        if k != key:
+            end()
+            key, rows, hosts = k, 0, set()
+        rows += 1
+        if len(hosts) < 2:
+            hosts.add(h)
+    end()
+    return out
+
+
 def _rows(stream):
     """(host, (Row, its fixed columns, its size)) per row of the sorted records, the records of one
     (host, row id) united."""
@@ -314,33 +343,74 @@ def _one(records: list[bytes]):
     return host, (Row(rid, _DUMPS(fixed), cells), fixed, sum(map(len, records)))
 
 
-def merge_tables(cls: str, runs: list[Path], spill_dir: Path, build_dir: Path, opts: TableOptions,
-                 columns: list[str], on_file: Callable[[Path, str], None] | None = None,
-                 progress: Callable[[int], None] | None = None) -> dict:
-    """Merge ``runs`` (consumed) into ``build_dir``: parts, ``lookup.csv``, ``tables.csv`` (and ``json/``).
-    ``on_file(path, name)`` is told of each finished part and JSON table (an S3 destination uploads it).
-    The class's profile: the summary's figures."""
+def part_name(r: int) -> str:
+    return f"part-{r:05d}.parquet"
+
+
+def merge_range(cls: str, r: int, spans: list[Span], spill_dir: Path, build_dir: Path, opts: TableOptions,
+                columns: list[str], on_file: Callable[[Path, str], None] | None = None,
+                progress: Callable[[int], None] | None = None) -> dict:
+    """Merge range ``r`` of class ``cls`` (``spans``: its spans of the class's runs, left in place: other
+    ranges read them too) into ``build_dir``: its part and JSON tables (each handed to ``on_file(path,
+    name)`` once finished: an S3 destination uploads it then) and, under ``build_dir/.ranges``, its rows of
+    ``lookup.csv`` and ``tables.csv``, its entity keys as sorted runs and ``NNNNN.json``: the range's
+    figures, which :func:`finish_class` adds up."""
     started = time.monotonic()
     passes: list[int] = []
-    stream = merged(runs, spill_dir, opts.fan_in, on_pass=lambda before, after: passes.append(before))
-    with open(build_dir / "lookup.csv", "w", newline="", encoding="utf-8") as lfh, \
-            open(build_dir / "tables.csv", "w", newline="", encoding="utf-8") as tfh:
-        lookup, tables = csv.writer(lfh, lineterminator="\n"), csv.writer(tfh, lineterminator="\n")
-        lookup.writerow(["host", "part"])
-        tables.writerow(["host", "pld", "rows", "rows_with_entity_key"])
-        job = _ClassTables(build_dir, opts, columns, spill_dir, on_file, lookup, tables)
+    stream = merged(spans, spill_dir, opts.fan_in, on_pass=lambda before, after: passes.append(before))
+    folder = build_dir / RANGES_DIR
+    keys_dir = folder / f"{r:05d}.keys"
+    keys_dir.mkdir(parents=True, exist_ok=True)
+    stem = folder / f"{r:05d}"
+    with open(f"{stem}.lookup.csv", "w", newline="", encoding="utf-8") as lfh, \
+            open(f"{stem}.tables.csv", "w", newline="", encoding="utf-8") as tfh:
+        job = _RangeTables(build_dir, part_name(r), opts, columns, keys_dir, on_file,
+                           csv.writer(lfh, lineterminator="\n"), csv.writer(tfh, lineterminator="\n"))
         try:
             job.run(stream, progress)
-            groups = job.groups(opts.fan_in)
+            keys = job.keys.finish()
         except BaseException:
             job.abandon()
             raise
-    rows = job.totals["rows"]
-    fill = sorted(job.fill.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {"class": cls, **job.totals, **groups,
-            "entity_key_rules": dict(sorted(job.rules.items())),
+    doc = {"class": cls, "range": r, **job.totals, "fill": job.fill, "rules": job.rules, "part": job.info,
+           "keys": [p.name for p in keys], "passes": len(passes), "seconds": round(time.monotonic() - started, 3)}
+    tmp = stem.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc), encoding="utf-8")
+    tmp.replace(stem.with_suffix(".json"))   # written last: a range is done when its figures are there
+    return doc
+
+
+def finish_class(cls: str, build_dir: Path, ranges: int, opts: TableOptions) -> dict:
+    """Join the ``ranges`` ranges made in ``build_dir`` into ``lookup.csv`` and ``tables.csv``, count the
+    duplicate groups over every range's entity keys, and add up the profile (the folder of range files
+    removed): the class's summary figures."""
+    started = time.monotonic()
+    folder = build_dir / RANGES_DIR
+    docs = [json.loads((folder / f"{r:05d}.json").read_text(encoding="utf-8")) for r in range(ranges)]
+    for name, header in (("lookup", "host,part\n"), ("tables", "host,pld,rows,rows_with_entity_key\n")):
+        with open(build_dir / f"{name}.csv", "wb") as out:
+            out.write(header.encode())
+            for r in range(ranges):
+                with open(folder / f"{r:05d}.{name}.csv", "rb") as fh:
+                    shutil.copyfileobj(fh, out)
+    key_runs = [folder / f"{doc['range']:05d}.keys" / name for doc in docs for name in doc["keys"]]
+    groups = duplicate_groups(key_runs, folder, opts.fan_in)
+    shutil.rmtree(folder)
+    totals = {k: sum(doc[k] for doc in docs) for k in ("tables", "rows", "rows_with_entity_key", "small_tables",
+                                                        "small_rows")}
+    fill: dict[str, int] = {}
+    rules: dict[str, int] = {}
+    for doc in docs:
+        for into, got in ((fill, doc["fill"]), (rules, doc["rules"])):
+            for name, n in got.items():
+                into[name] = into.get(name, 0) + n
+    parts = [doc["part"] for doc in docs if doc["part"] is not None]
+    rows = totals["rows"]
+    return {"class": cls, **totals, **groups,
+            "entity_key_rules": dict(sorted(rules.items())),
             "columns": [{"name": name, "rows": n, "fill": round(n / rows, 4) if rows else 0.0}
-                        for name, n in fill],
-            "parts": len(job.parts), "bytes": sum(p["bytes"] for p in job.parts), "part_files": job.parts,
+                        for name, n in sorted(fill.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "parts": len(parts), "bytes": sum(p["bytes"] for p in parts), "part_files": parts,
             "min_rows": opts.min_rows,
-            "merge": {"passes": len(passes), "merge_seconds": round(time.monotonic() - started, 3)}}
+            "merge": {"ranges": ranges, "passes": max((doc["passes"] for doc in docs), default=0),
+                      "merge_seconds": round(sum(doc["seconds"] for doc in docs) + time.monotonic() - started, 3)}}

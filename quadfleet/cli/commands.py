@@ -458,8 +458,10 @@ def cmd_tables(args) -> int:
 
     if args.min_rows < 1:
         raise UsageError(f"tables: --min-rows must be at least 1, not {args.min_rows}")
+    if args.ranges is not None and args.ranges < 1:
+        raise UsageError("tables: --ranges must be at least 1")
     out, dest = _merge_locations("tables", args, default_dest)
-    opts = TableOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), min_rows=args.min_rows,
+    opts = TableOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), ranges=args.ranges, min_rows=args.min_rows,
                         json=args.format == "json", classes=_table_classes(args, out),
                         memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in)
     result = run_tables(out, dest, opts, args.processes, args.tmp, console(stderr=True),

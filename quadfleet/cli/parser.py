@@ -293,7 +293,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="parquet: Parquet parts only (default); json: also json/<host>.json.gz per table")
     tb.add_argument("--min-rows", type=int, default=1, help="leave out tables with fewer rows (default 1)")
     tb.add_argument("--chunk-mb", type=float, default=100.0,
-                    help="close a part at the first host boundary past this many MB of Parquet (default 100)")
+                    help="parts of about this many MB (default 100): each part is a range of hosts merged as a "
+                         "task of its own, so many processes make one class's tables at once")
+    tb.add_argument("--ranges", type=int, default=None, metavar="N",
+                    help="instead of --chunk-mb: cut every class into N parts (host ranges) of about equal size")
     tb.add_argument("--config", metavar="FILE",
                     help="a TOML file whose [subsets] classes to make tables of (default: the run's own)")
     _add_merge_options(tb, "rows")

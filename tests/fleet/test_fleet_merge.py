@@ -9,6 +9,7 @@ under DEST once it is finished.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 
@@ -64,7 +65,12 @@ def test_three_workers_one_killed_mid_task_make_the_local_merge(fleet, extracted
     # every worker holding a task: the one killed is in the middle of one
     wait_until(lambda: fleet.counts(url)[1] >= 3, 60, "three tasks in flight", interval=0.02)
     workers[0].kill(signal.SIGKILL)
+    # `quadfleet status` of the run shows the merge reading it, with how far it is
+    during = {k: v for k, v in fleet.status(url, "s3://out/run").items() if k.startswith("merge ")}
+    assert len(during) == 1 and list(during)[0].endswith(f"→ {dest}"), during
+    assert re.match(r"runs \d+/\d+, ranges \d+/\d+, classes \d+/(\d+|\?)|complete in ", list(during.values())[0])
     assert command.wait(240) == 0, command.log() + "".join(w.log() for w in workers)
+    assert fleet.status(url, "s3://out/run")[list(during)[0]] == f"complete in {dest}"
     assert "task subsets-range" in "".join(w.log() for w in workers[1:]), "no range task ran"
 
     want = local_datasets(local)

@@ -216,6 +216,42 @@ def _files(dest: Path) -> dict[str, bytes]:
     return out
 
 
+def test_host_ranges_concatenate_to_the_whole_class_for_any_processes(made, tmp_path):
+    """--ranges 4: each class cut into host ranges merged as tasks of their own. Their parts read in order
+    are the one-range tables row for row; lookup.csv and tables.csv are the same files; the profile (duplicate
+    groups counted over every range's keys) the same; and the output the same for 1 or 3 processes under a
+    tiny memory budget."""
+    import pyarrow.parquet as pq
+
+    out, dest = made
+    cut, again = tmp_path / "cut", tmp_path / "again"
+    assert main(["tables", str(out), "--out", str(cut), "--format", "json", "--ranges", "4", "--processes", "1",
+                 "--quiet"]) == 0
+    assert main(["tables", str(out), "--out", str(again), "--format", "json", "--ranges", "4", "--processes", "3",
+                 "--memory-mb", "0.05", "--fan-in", "2", "--quiet"]) == 0
+    assert _files(cut) == _files(again)
+    split = 0
+    for summary in sorted(dest.glob("*/summary.json")):
+        name = summary.parent.name
+        whole, ranged = json.loads(summary.read_text()), json.loads((cut / name / "summary.json").read_text())
+        for doc in (whole, ranged):
+            for k in ("parts", "bytes", "part_files", "merge", "settings", "fingerprint", "created"):
+                doc.pop(k, None)
+        assert ranged == whole, name
+        rows = lambda folder: [r for part in sorted((folder / name).glob("part-*.parquet"))  # noqa: E731
+                               for r in pq.read_table(part).to_pylist()]
+        assert rows(cut) == rows(dest), name
+        assert (cut / name / "tables.csv").read_bytes() == (dest / name / "tables.csv").read_bytes()
+        lookup = [line.split(",") for line in (cut / name / "lookup.csv").read_text().splitlines()[1:]]
+        assert [h for h, _ in lookup] == [h for h, _ in (line.split(",") for line in
+                                                         (dest / name / "lookup.csv").read_text().splitlines()[1:])]
+        for part in sorted((cut / name).glob("part-*.parquet")):
+            hosts = {r["host"] for r in pq.read_table(part, columns=["host"]).to_pylist()}
+            assert hosts == {h for h, p in lookup if p == part.name}, (name, part.name)  # a host is in one part
+        split += len(list((cut / name).glob("part-*.parquet"))) > 1
+    assert split >= 3  # several classes were really cut
+
+
 def test_min_rows_leaves_small_tables_out_and_counts_them(made, tmp_path):
     out, dest = made
     small = tmp_path / "small"
