@@ -47,6 +47,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import os
 import random
 import re
@@ -270,6 +271,7 @@ def measure(out: Path, dest: Path, args, command: str, input_quads: int, process
             "pages": top["totals"].get("pages", 0), "parts": top["totals"]["parts"], "runs": runs,
             "seconds": round(seconds, 2), "quads_per_s": round(quads / seconds),
             "merge_phase_s": top["merge"]["merge_seconds"], "read_phase_s": top["merge"]["read_seconds"],
+            "merge_cpu_s": top["merge"]["merge_cpu_seconds"], "read_cpu_s": top["merge"]["read_cpu_seconds"],
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
             "quads_per_cpu_s": round(quads / max(usage.ru_utime + usage.ru_stime, 1e-3)),
             "peak_rss_process_mb": round(peak["process"] / 2**20, 1),
@@ -302,10 +304,16 @@ def scaling(work: Path, shared: Path, n: int, gen: dict, args) -> int:
     print(f"subsets, {n:,} inputs, --chunk-mb {args.chunk_mb:g}, --memory-mb {args.memory_mb:g}: "
           f"{one['parts']:,} parts, {one['quads']:,} quads")
     for r, p in ((one, 1), (many, args.processes)):
-        print(f"  {p} process(es): {r['seconds']:.1f} s in all, merge phase {r['merge_phase_s']:.1f} s, "
-              f"{r['cpu_s']:.1f} CPU s")
+        print(f"  {p} process(es): {r['seconds']:.1f} s in all, {r['cpu_s']:.1f} CPU s; merge phase "
+              f"{r['merge_phase_s']:.1f} s for {r['merge_cpu_s']:.1f} CPU s of its tasks "
+              f"({r['merge_cpu_s'] / max(r['merge_phase_s'], 1e-3):.2f} CPUs busy on average)")
+    # One process already keeps more than one CPU busy (a part's gzip runs on a thread beside its merge),
+    # so the wall time the CPUs allow is the merge's CPU spread over them, or one process's time if less.
+    cpus = min(args.processes, os.cpu_count() or 1)
+    floor = max(many["merge_cpu_s"] / cpus, one["merge_phase_s"] / cpus)
     print(f"merge phase with {args.processes} processes: {many['merge_phase_s'] / max(one['merge_phase_s'], 1e-3):.2f}x "
-          f"the wall time of one process; outputs byte-identical: {'yes' if same else 'NO'}")
+          f"the wall time of one process; the least {cpus} CPUs allow for its CPU time: {floor:.1f} s, reached "
+          f"{floor / max(many['merge_phase_s'], 1e-3):.0%}; outputs byte-identical: {'yes' if same else 'NO'}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s)")
     # What a crawl's largest class would take, from this run's CPU per dataset quad (both phases): the
     # merge splits into as many tasks as parts, so it spreads over any number of workers.
@@ -317,10 +325,33 @@ def scaling(work: Path, shared: Path, n: int, gen: dict, args) -> int:
     print(f"a crawl's Product class ({product / 1e9:.1f} billion quads) at {rate:,.0f} dataset quads per CPU second: "
           f"{hours:,.0f} vCPU-hours, ${hours * basis.vcpu_hour:,.2f} at ${basis.vcpu_hour:g}/vCPU-h; "
           + ", ".join(f"{hours * 60 / v:,.1f} min on {v // 8} workers of 8 vCPUs" for v in (8 * 10, 8 * 100, 8 * 500))
-          + " (compute only; the S3 requests: one ranged GET per range and run of the class)")
+          + " (compute)")
+    print(fleet_gets(work / "subsets-p1" / "Product" / "summary.json", product, args, basis))
     if args.json:
         Path(args.json).write_text(json.dumps({"one": one, "many": many, "identical": same}, indent=1))
     return 0 if same else 1
+
+
+def fleet_gets(summary: Path, product: float, args, basis) -> str:
+    """The S3 GETs of a fleet merge of a crawl's Product class, scaled from this run's Product (its runs and
+    parts) to the crawl's quads at the default budget (256 MB) and chunk (100 MB): a range task fetches one
+    span of every run of the class, so without compaction that is runs x ranges; compacted first (fan-in
+    64) it is every run once per level, then at most 64 per range."""
+    doc = json.loads(summary.read_text())
+    scale = product / doc["quads"]
+    runs = doc["merge"]["runs"] * scale * args.memory_mb / 256
+    ranges = doc["parts"] * scale * args.chunk_mb / 100
+    plain = runs * ranges
+    compacted, level = 0.0, runs
+    while level > 64:
+        compacted += level          # each run of the level fetched once by a compact task
+        level = math.ceil(level / 64)
+    compacted += ranges * level
+    return (f"its fleet merge's S3 GETs (from this run's {doc['merge']['runs']} runs and {doc['parts']} parts of "
+            f"Product, scaled; --memory-mb 256, --chunk-mb 100): {runs:,.0f} runs, {ranges:,.0f} ranges; "
+            f"runs compacted to {level} first: {compacted / 1e6:,.2f} million GETs "
+            f"(${compacted * basis.s3_get_per_1000 / 1000:,.2f}); one span of every run per range instead: "
+            f"{plain / 1e6:,.0f} million (${plain * basis.s3_get_per_1000 / 1000:,.0f})")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,7 @@ import io
 import os
 import tempfile
 from bisect import bisect_left
-from itertools import dropwhile, takewhile
+from itertools import dropwhile, islice, takewhile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, NamedTuple
 
@@ -32,6 +32,7 @@ RUN_LEVEL = 1              # zstd level of the runs: speed matters more than siz
 DEFAULT_FAN_IN = 64        # runs merged at once: 64 open runs cost about 64 × (64 KB + a zstd context)
 FRAME_BYTES = 1 << 20      # an indexed run starts a new zstd frame at the first key past this many bytes
 BATCH_RECORDS = 8192       # records joined per compress call
+STREAM_BATCH = 65536       # records of a stream taken at once by write_indexed_run
 INDEX_SUFFIX = ".idx"
 
 
@@ -54,41 +55,70 @@ def write_run(path: Path, records: Iterable[bytes]) -> int:
     return n
 
 
-def write_indexed_run(path: Path, records: list[bytes]) -> int:
+def write_indexed_run(path: Path, records: list[bytes] | Iterable[bytes]) -> int:
     """Write sorted ``records`` whose first field (up to a tab) is a range key (a PLD, a host) as a run of
     zstd frames that each start at a key, with its index beside it (:func:`index_path`): per key, the
     offset of the frame holding its records and their bytes. Why: a merge split into key ranges reads only
     its range of each run (:func:`read_span`), and the index's sizes decide the ranges without reading a
-    record. The keys are found by bisection (records of key K lie below K + b"\\n"), not per record."""
+    record. A list is one batch; any other iterable (a merge's stream) is taken in batches. Within a batch
+    the keys are found by bisection (records of key K lie below K + b"\n"), not per record."""
+    batches = [records] if isinstance(records, list) else _batches(records, STREAM_BATCH)
     cctx = zstandard.ZstdCompressor(level=RUN_LEVEL)
-    entries: list[bytes] = []
-    n, i = len(records), 0
+    entries: list[list] = []      # [key, frame offset, bytes]
+    total = 0
     with open(path, "wb") as raw:
         frame, held, offset = None, 0, 0
-        while i < n:
-            rec = records[i]
-            key = rec[:rec.index(b"\t")]
-            j = bisect_left(records, key + b"\n", i)
-            if frame is None:
-                frame, offset = cctx.compressobj(), raw.tell()
-            size = 0
-            for k in range(i, j, BATCH_RECORDS):
-                data = b"".join(records[k:min(j, k + BATCH_RECORDS)])
-                size += len(data)
-                raw.write(frame.compress(data))
-            entries.append(b"%s\t%d\t%d\n" % (key, offset, size))
-            held += size
-            if held >= FRAME_BYTES:
-                raw.write(frame.flush())
-                frame, held = None, 0
-            i = j
+        for batch in batches:
+            n, i = len(batch), 0
+            total += n
+            while i < n:
+                rec = batch[i]
+                key = rec[:rec.index(b"\t")]
+                j = bisect_left(batch, key + b"\n", i)
+                if frame is None:
+                    frame, offset = cctx.compressobj(), raw.tell()
+                size = 0
+                for k in range(i, j, BATCH_RECORDS):
+                    data = b"".join(batch[k:min(j, k + BATCH_RECORDS)])
+                    size += len(data)
+                    raw.write(frame.compress(data))
+                if entries and entries[-1][0] == key:   # a key carried over from the batch before
+                    entries[-1][2] += size
+                else:
+                    entries.append([key, offset, size])
+                held += size
+                if held >= FRAME_BYTES and j < n:  # at the end of a batch the key may go on in the next
+                    raw.write(frame.flush())
+                    frame, held = None, 0
+                i = j
         if frame is not None:
             raw.write(frame.flush())
         end = raw.tell()
     with open(index_path(path), "wb") as fh:
         fh.write(b"#end\t%d\n" % end)
-        fh.writelines(entries)
-    return n
+        fh.writelines(b"%s\t%d\t%d\n" % (key, off, size) for key, off, size in entries)
+    return total
+
+
+def _batches(records: Iterable[bytes], size: int) -> Iterator[list[bytes]]:
+    it = iter(records)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
+def compact(runs: list[Path], directory: Path, prefix: str, fan_in: int = DEFAULT_FAN_IN) -> Path:
+    """Merge whole indexed ``runs`` (consumed) into one new indexed run in ``directory``. Why: a class
+    spilled as many runs (one per spill of every runs task) would have each of its ranges read a frame or
+    more of every run, however little of the range a run holds (and pass over them when they are more than
+    ``fan_in``); merged first into at most ``fan_in`` runs, the class is read once more in all, and each
+    range from few runs, in one pass."""
+    path = _new_run(directory, prefix)
+    try:
+        write_indexed_run(path, merged(runs, directory, fan_in))
+    except BaseException:
+        remove_runs([path])
+        raise
+    return path
 
 
 def index_path(path: Path | str) -> Path:

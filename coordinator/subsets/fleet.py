@@ -12,6 +12,9 @@ named by the inputs' and settings' fingerprint, so a rerun of the same merge fin
 - ``job.json`` (what to merge, how) and ``groups/gNNNNN.json`` (each runs task's inputs);
 - ``runs/<Class>/gNNNNN-KKKK.zst`` and their ``.idx``: the sorted runs; ``runs-done/gNNNNN.json``, each
   runs task's commit (its figures and run keys), written last;
+- ``classes/<Class>/compact/L.json`` (a class with more runs than the fan-in: its runs in groups, merged
+  one group per compact task into ``runs/<Class>/cLL-NNNNN.zst``, level after level until few enough),
+  ``compact/L-done/NNNNN`` (each group's commit) and ``compacted.json`` (the last level's runs);
 - ``classes/<Class>/plan.json`` (its PLD ranges and each run's byte span per range) and
   ``classes/<Class>/ranges/NNNNN.*`` (each range's rows of lookup and sites, its sample candidates, and its
   figures, written last: the range's commit); the range's part goes straight to ``DEST/<Class>/``;
@@ -21,7 +24,8 @@ The run read keeps one small pointer, ``OUT/merges/<job>.json`` (the job and its
 ``quadfleet status --out OUT`` shows the merges reading it and how far they are.
 
 The stages chain themselves, so the merge goes on without the command that started it (``--no-wait``):
-the task that commits the last runs sends one plan task per class; a plan task sends its class's range
+the task that commits the last runs sends one plan task per class; a plan task sends its class's compact
+tasks if it has more runs than the fan-in (the last of them sends the plan task again), else its range
 tasks; the last range sends the finish task, which publishes the class (``summary.json`` last, as a local
 run does), deletes the class's runs and range files, and, when it is the last class, writes
 ``DEST/summary.json`` and deletes the job's prefix. A next stage is sent before its ``stage/`` marker is
@@ -188,7 +192,7 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
     work.mkdir(parents=True)
     ctx = Context(str(work), stopping, send)
     try:
-        {"subsets-runs": _runs, "subsets-plan": _plan, "subsets-range": _range,
+        {"subsets-runs": _runs, "subsets-compact": _compact, "subsets-plan": _plan, "subsets-range": _range,
          "subsets-finish": _finish}[task](store, job, doc, fields, ctx)
     except InputFileError as exc:
         raise TaskError(str(exc)) from None
@@ -258,6 +262,12 @@ def _plan(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     key = f"classes/{cls}/plan.json"
     if not store.exists(key):
         got = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))
+        runs, level = _current_runs(store, cls, got)
+        opts = _options(doc)
+        if len(runs) > opts.fan_in:
+            _send_compacts(store, job, cls, runs, level, opts.fan_in, ctx)
+            return
+        got["runs"] = runs
         paths = []
         for n, run in enumerate(got["runs"]):
             path = ctx.scratch / f"run{n:05d}.zst"
@@ -273,6 +283,62 @@ def _plan(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         for r in range(count):
             ctx.send(message("subsets-range", job, **{"class": cls, "range": r}))
         store.put_bytes(f"stage/{cls}/ranges", str(time.time()).encode())
+
+
+def _current_runs(store, cls: str, got: dict) -> tuple[list[str], int]:
+    """The class's runs now (the last compaction's, else the runs tasks') and the next compaction level."""
+    try:
+        done = json.loads(store.read_bytes(f"classes/{cls}/compacted.json"))
+    except FileNotFoundError:
+        return got["runs"], 0
+    return done["runs"], done["level"] + 1
+
+
+def _send_compacts(store, job: str, cls: str, runs: list[str], level: int, fan_in: int, ctx: Context) -> None:
+    """More runs than the fan-in: merge them ``fan_in`` at a time first (as a local run does), so that
+    each range task fetches a few spans, not one ranged GET per run the runs tasks wrote. The groups are
+    written once (``classes/<Class>/compact/L.json``), then one compact task per group is sent."""
+    key = f"classes/{cls}/compact/{level}.json"
+    if not store.exists(key):
+        count = -(-len(runs) // fan_in)
+        store.put_bytes(key, json.dumps([runs[i * len(runs) // count:(i + 1) * len(runs) // count]
+                                         for i in range(count)]).encode())
+    if not store.exists(f"stage/{cls}/compact-{level}"):
+        for g in range(len(json.loads(store.read_bytes(key)))):
+            ctx.send(message("subsets-compact", job, **{"class": cls, "level": level, "group": g}))
+        store.put_bytes(f"stage/{cls}/compact-{level}", str(time.time()).encode())
+
+
+def _compact(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
+    """Merge one group of a class's runs into one run (uploaded with its index, then its commit). The last
+    group of a level records the level's runs in ``compacted.json``, deletes the runs they were made of,
+    and sends the class's plan task again (which plans it, or compacts once more)."""
+    from .extsort import compact
+
+    cls, level, g = fields["class"], fields["level"], fields["group"]
+    groups = json.loads(store.read_bytes(f"classes/{cls}/compact/{level}.json"))
+    out = f"runs/{cls}/c{level:02d}-{g:05d}.zst"
+    done = f"classes/{cls}/compact/{level}-done/{g:05d}"
+    if not store.exists(done):
+        paths = []
+        for n, run in enumerate(groups[g]):
+            path = ctx.scratch / f"run{n:05d}.zst"
+            store.download(run, str(path))
+            paths.append(path)
+            ctx.check()
+        made = compact(paths, ctx.scratch, "c", _options(doc).fan_in)
+        store.put_file(out + ".idx", f"{made}.idx")
+        store.put_file(out, str(made))
+        store.put_bytes(done, b"")
+    if len(store.list(f"classes/{cls}/compact/{level}-done/")) == len(groups) \
+            and not store.exists(f"stage/{cls}/compacted-{level}"):
+        store.put_bytes(f"classes/{cls}/compacted.json", json.dumps(
+            {"level": level, "runs": [f"runs/{cls}/c{level:02d}-{n:05d}.zst" for n in range(len(groups))]}).encode())
+        for run in (run for group in groups for run in group):
+            store.delete(run)
+            store.delete(run + ".idx")
+        ctx.send(message("subsets-plan", job, **{"class": cls}))
+        store.put_bytes(f"stage/{cls}/compacted-{level}", str(time.time()).encode())
 
 
 def _text(key: bytes | None) -> str | None:
@@ -328,7 +394,8 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     cls = fields["class"]
     dest = open_dest(doc["dest"], ctx.scratch)
     if (dest.read_summary(cls) or {}).get("fingerprint") != doc["fingerprint"]:
-        count = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))["count"]
+        planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
+        count = planned["count"]
         got = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))
         opts = _options(doc)
         build = ctx.scratch / "build"
@@ -337,7 +404,7 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
             store.download(key, str(build / RANGES_DIR / key.rsplit("/", 1)[1]))
         task_finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
                     summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
-                                  fleet=True))
+                                  fleet=True, compacted_to=len(planned["runs"])))
     for folder in (f"runs/{cls}/", f"classes/{cls}/"):
         for key in store.list(folder):
             store.delete(key)

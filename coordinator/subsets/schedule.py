@@ -30,7 +30,7 @@ from ...worker.output.layout import SCRATCH_DIR
 from ...worker.output.scratch import RunScratch
 from ..screen import plural
 from .merge import discard_runs
-from .tasks import DIED, call, init_pool, outcome, set_progress, summary_extra
+from .tasks import CPU_KEY, DIED, call, init_pool, outcome, set_progress, summary_extra, task_compact
 
 
 @dataclass
@@ -46,6 +46,8 @@ class ClassWork:
     line_bytes: int = 0
     packed: int = 0          # compressed and uncompressed bytes of the files its lines came from
     raw: int = 0
+    spilled: int = 0         # runs the runs tasks wrote (before any compaction)
+    compacting: int = 0      # compact tasks in flight (runs merged into fewer before planning)
     build: str = ""          # the class's build folder, while its ranges are merged
     ranges: int = 0
     left: int = 0            # ranges not merged yet
@@ -55,6 +57,7 @@ class ClassWork:
         """Count in what a runs task found of this class (its result: runs, quads, ... per class)."""
         name = self.name
         self.runs += res["runs"][name]
+        self.spilled += len(res["runs"][name])
         for key in ("quads", "bad_lines", "inputs", "line_bytes", "packed", "raw"):
             setattr(self, key, getattr(self, key) + res.get(key, {}).get(name, 0))
         self.columns.update(res.get("columns", {}).get(name, ()))
@@ -103,6 +106,7 @@ class Scheduler:
         self.waiting = 0
         self.error: str | None = None
         self.run_seconds: float | None = None     # wall seconds until the last runs task was in
+        self.cpu = {"read": 0.0, "merge": 0.0}    # CPU seconds of the tasks of each phase
 
     def run(self, groups) -> None:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -157,7 +161,9 @@ class Scheduler:
                             ready.append(task)
             if self.run_seconds is not None:  # the two phases' wall times, for DEST/summary.json
                 self.result.phases = {"read_seconds": self.run_seconds,
-                                      "merge_seconds": round(time.monotonic() - self.started - self.run_seconds, 3)}
+                                      "merge_seconds": round(time.monotonic() - self.started - self.run_seconds, 3),
+                                      "read_cpu_seconds": round(self.cpu["read"], 3),
+                                      "merge_cpu_seconds": round(self.cpu["merge"], 3)}
         finally:
             set_progress(None)
             if pool is not None:
@@ -166,8 +172,8 @@ class Scheduler:
                 discard_runs(c.runs)
 
     def _submit(self, pool, kind: str, c, args) -> None:
-        fn = {"runs": self.job.runs_fn, "range": self.job.range_fn, "finish": self.job.finish_fn,
-              "plan": self.job.plan_fn}[kind]
+        fn = {"runs": self.job.runs_fn, "compact": task_compact, "plan": self.job.plan_fn,
+              "range": self.job.range_fn, "finish": self.job.finish_fn}[kind]
         if pool is None:
             self.done_q.put((kind, c, call(fn, args)))
             return
@@ -202,6 +208,7 @@ class Scheduler:
 
     def _finished(self, kind: str, c, res: dict) -> list:
         """Account for a finished task; the merge tasks, once the last runs task is in."""
+        self.cpu["read" if kind == "runs" else "merge"] += res.pop(CPU_KEY, 0.0)
         if kind == "runs":
             self.waiting -= 1
             if "error" in res:
@@ -223,7 +230,16 @@ class Scheduler:
             self.merge_total = sum(cl.quads for cl in todo)
             self.p.update(self.merge_task, total=self.merge_total, visible=True)
             self.run_seconds = round(time.monotonic() - self.started, 3)
-            return [("plan", cl, (cl.runs, cl.sizing(self.opts))) for cl in todo]
+            return [task for cl in todo for task in self._compact_or_plan(cl)]
+        if kind == "compact":
+            c.compacting -= 1
+            if "error" in res:
+                if not c.failed:
+                    c.failed = True
+                    self._failed(c.name, res["error"])
+                return []
+            c.runs.append(res["run"])
+            return [] if c.compacting or c.failed else self._compact_or_plan(c)
         if kind == "plan":
             if "error" in res:
                 self._failed(c.name, f"cannot plan its ranges: {res['error']}")
@@ -252,9 +268,22 @@ class Scheduler:
                              markup=False, highlight=False, soft_wrap=True)
         return []
 
+    def _compact_or_plan(self, cl: ClassWork) -> list:
+        """A class with more runs than the fan-in: compact tasks merging them ``fan_in`` at a time (again,
+        until they are few enough); else its plan task. The order of runs changes no output: records
+        that compare equal are equal."""
+        fan_in = self.opts.fan_in
+        if len(cl.runs) <= fan_in:
+            return [("plan", cl, (cl.runs, cl.sizing(self.opts)))]
+        count = -(-len(cl.runs) // fan_in)          # as few groups as the fan-in allows, of even sizes
+        groups = [cl.runs[i * len(cl.runs) // count:(i + 1) * len(cl.runs) // count] for i in range(count)]
+        cl.runs = []   # the compact tasks own (and delete) them now; their runs come back as they finish
+        cl.compacting = len(groups)
+        return [("compact", cl, (group, str(self.spill), cl.name, fan_in)) for group in groups]
+
     def _extra(self, cl: ClassWork) -> dict:
-        return summary_extra(self.fingerprint, self.opts, cl.inputs, cl.bad_lines, len(cl.runs),
-                             run_seconds=self.run_seconds)
+        return summary_extra(self.fingerprint, self.opts, cl.inputs, cl.bad_lines, cl.spilled,
+                             run_seconds=self.run_seconds, compacted_to=len(cl.runs))
 
     def _ranges(self, cl: ClassWork, ranges: list) -> list:
         """The range tasks of class ``cl`` (``ranges``: a plan task's spans per range), in a build folder of

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
+import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -74,6 +75,13 @@ def fetcher(out: str, spill: Path):
     return fetch
 
 
+def task_compact(runs: list[str], spill_dir: str, cls: str, fan_in: int) -> dict:
+    """Whole runs of class ``cls`` (consumed) merged into one indexed run: {run} or {error}."""
+    from .extsort import compact
+
+    return {"run": str(compact([Path(p) for p in runs], Path(spill_dir), f"c-{cls}", fan_in))}
+
+
 def task_plan(runs: list[str], sizing) -> dict:
     """A class's PLD ranges, planned from its runs' indexes (``sizing``: :class:`.ranges.Sizing`):
     {ranges: per range, its spans as (path, start, end, lo, hi)}."""
@@ -124,10 +132,21 @@ def finish_with(cls: str, build: str, dest: str, build_base: str, extra: dict, f
     return summary
 
 
+CPU_KEY = "task_cpu_seconds"    # added to a task's result: the CPU its process spent on it (every thread)
+
+
 def call(fn, args):
-    """``fn(*args)``, a task: what cannot be read or written (a bad input, an S3 failure, a full disk)
-    becomes its one-line error result, and so does an unexpected exception (a bug must not stop other
-    classes)."""
+    """``fn(*args)``, a task, with the CPU seconds it took (:data:`CPU_KEY`, every thread of the process:
+    a part's compression runs on a thread beside its merge). What cannot be read or written (a bad
+    input, an S3 failure, a full disk) becomes its one-line error result, and so does an unexpected
+    exception (a bug must not stop other classes)."""
+    started = time.process_time()
+    res = _call(fn, args)
+    res[CPU_KEY] = time.process_time() - started
+    return res
+
+
+def _call(fn, args):
     try:
         return fn(*args)
     except (InputFileError, QuadfleetError) as exc:

@@ -106,9 +106,67 @@ def test_ranges_option_cuts_each_class_into_n_parts_that_join_to_the_same_stream
 
 def test_same_output_whatever_processes_budget_and_fan_in(inputs, tmp_path):
     """Several ranges per class: one process with the default budget, three with a tiny budget and fan-in
-    2 (many runs, merge passes within each range): byte-identical datasets."""
+    2 (many runs, compacted by several levels of compact tasks before the class is planned, so that each
+    range merges at most two runs in one pass): byte-identical datasets."""
     a = merge(inputs, tmp_path / "a", processes=1, chunk_bytes=8_000)
     b = merge(inputs, tmp_path / "b", processes=3, chunk_bytes=8_000, memory_bytes=20_000, fan_in=2)
     assert max(doc["parts"] for doc in a.merged) >= 5
-    assert any(doc["merge"]["passes"] for doc in b.merged), "the tiny budget should need merge passes"
+    assert max(doc["merge"]["runs"] for doc in b.merged) >= 8, "the tiny budget should spill many runs"
+    for doc in b.merged:
+        assert doc["merge"]["compacted_to"] <= 2 and doc["merge"]["passes"] == 0, doc["merge"]
     assert outputs(tmp_path / "a") == outputs(tmp_path / "b")
+
+
+def test_a_streamed_indexed_run_indexes_every_key_once(tmp_path):
+    """compact(): runs merged into one indexed run, written from a stream in batches smaller than a key's
+    records (a key then goes on across batches, and never starts a frame in its middle): the index sums
+    each key's bytes as the records have them, and every span planned from it reads its range exactly."""
+    import random
+
+    from quadfleet.coordinator.subsets import extsort
+    from quadfleet.coordinator.subsets.ranges import Sizing, plan
+
+    rng = random.Random(7)
+    keys = sorted({f"k{rng.randrange(400):03d}".encode() for _ in range(300)})
+    records = sorted(b"%s\t%06d\t%s\n" % (rng.choice(keys), i, b"x" * rng.randrange(1, 300)) for i in range(6000))
+    runs = []
+    for n in range(7):
+        path = tmp_path / f"r{n}.zst"
+        extsort.write_indexed_run(path, sorted(records[n::7]))
+        runs.append(path)
+    old = (extsort.STREAM_BATCH, extsort.FRAME_BYTES)
+    extsort.STREAM_BATCH, extsort.FRAME_BYTES = 50, 4_000
+    try:
+        out = extsort.compact(runs, tmp_path, "c", fan_in=3)
+    finally:
+        extsort.STREAM_BATCH, extsort.FRAME_BYTES = old
+    assert not any(p.exists() for p in runs) and list(extsort.read_run(out)) == records
+    end, entries = extsort.read_index(extsort.index_path(out))
+    entries = list(entries)
+    sizes = {}
+    for rec in records:
+        k = rec.split(b"\t", 1)[0]
+        sizes[k] = sizes.get(k, 0) + len(rec)
+    assert [(k, size) for k, _, size in entries] == sorted(sizes.items()) and end == out.stat().st_size
+    assert len({off for _, off, _ in entries}) > 10  # many frames, each starting at a key
+    ranges = plan([out], Sizing(count=9))
+    got = [rec for r in ranges for span in r.runs([out]) for rec in extsort.read_span(span)]
+    assert got == records
+
+
+def test_more_runs_than_the_fan_in_are_merged_in_passes(tmp_path):
+    """merged() with more runs than its fan-in (what the table corpus's duplicate-key count does with the
+    key runs of every range): groups merged into new runs first, pass after pass, all of them deleted."""
+    from quadfleet.coordinator.subsets import extsort
+
+    runs, everything = [], []
+    for n in range(9):
+        recs = sorted(b"%03d\t%d\n" % ((n * 37 + i * 11) % 200, n) for i in range(50))
+        everything += recs
+        runs.append(tmp_path / f"r{n}.zst")
+        extsort.write_run(runs[-1], recs)
+    passes = []
+    got = list(extsort.merged(runs, tmp_path, fan_in=2, on_pass=lambda before, after: passes.append((before, after))))
+    assert got == sorted(everything)
+    assert passes == [(9, 5), (5, 3), (3, 2)]
+    assert not list(tmp_path.glob("*.zst"))

@@ -24,7 +24,7 @@ ARCHIVES = [("warc-commoncrawl", "whirlwind.warc.gz"),
             ("warc-real-misc", "dolma-sample-0000.warc.gz"),
             ("warc-real-misc", "dolma-sample-0001.warc.gz")]
 # Small groups and parts, so that there are many tasks of every kind to kill one in.
-MERGE = ["--memory-mb", "0.05", "--chunk-mb", "0.002", "--sample-pages", "10", "--quiet"]
+MERGE = ["--memory-mb", "0.05", "--fan-in", "4", "--chunk-mb", "0.002", "--sample-pages", "10", "--quiet"]
 
 
 def _summary(doc: dict) -> dict:
@@ -85,6 +85,10 @@ def test_three_workers_one_killed_mid_task_make_the_local_merge(fleet, extracted
         parts.append(mine["parts"])
         assert {k for k in keys if k.startswith(f"{cls}/part-")} == {f"{cls}/{p['file']}" for p in mine["part_files"]}
     assert max(parts) >= 3, "the largest class should be merged as several range tasks"
+    # classes with more runs than the fan-in (4) were compacted first, by compact tasks, to at most 4
+    compacted = [fleet.json(dest, f"{cls}/summary.json")["merge"] for cls in want]
+    assert any(m["runs"] > 4 for m in compacted) and all(m["compacted_to"] <= 4 for m in compacted), compacted
+    assert "task subsets-compact" in "".join(w.log() for w in workers[1:]), "no compact task ran"
     # nothing of the job left, nothing stray or duplicated: the classes' files and DEST/summary.json
     assert keys == {f"{cls}/{name}" for cls, files in want.items() for name in files} | {
         f"{cls}/summary.json" for cls in want} | {"summary.json"}

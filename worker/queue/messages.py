@@ -35,8 +35,8 @@ def shown(value, limit: int = SHOWN) -> str:
 
 
 # A merge task and its own fields: a group of inputs to sort, a class to plan or finish, a range to merge.
-TASK_FIELDS = {"subsets-runs": ("group",), "subsets-plan": ("class",), "subsets-range": ("class", "range"),
-               "subsets-finish": ("class",)}
+TASK_FIELDS = {"subsets-runs": ("group",), "subsets-compact": ("class", "level", "group"),
+               "subsets-plan": ("class",), "subsets-range": ("class", "range"), "subsets-finish": ("class",)}
 _CLASS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,99}\Z")
 
 
@@ -69,7 +69,7 @@ def parse_task(doc: dict) -> TaskItem:
         raise MalformedMessage(f"a {task} message has the keys {sorted(want)}, not {shown(sorted(doc), 200)}")
     if not isinstance(doc["job"], str) or not doc["job"].startswith("s3://") or "/.merge/" not in doc["job"]:
         raise MalformedMessage(f"job {shown(doc['job'])} is not an s3://BUCKET/PREFIX/.merge/JOB URL")
-    for key in ("group", "range"):
+    for key in ("group", "range", "level"):
         if key in doc and (type(doc[key]) is not int or not 0 <= doc[key] < 10**7):
             raise MalformedMessage(f"{key} {shown(doc[key])} is not a whole number from 0")
     if "class" in doc and not (isinstance(doc["class"], str) and _CLASS.match(doc["class"])):
