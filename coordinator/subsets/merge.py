@@ -190,13 +190,7 @@ def finish_class(cls: str, build_dir: Path, ranges: int, opts: MergeOptions) -> 
     (the folder of range files removed): the class's figures: pages, entities, quads, plds, parts, bytes,
     sample_pages, part_files, merge."""
     folder = build_dir / RANGES_DIR
-    docs = [json.loads((folder / f"{r:05d}.json").read_text(encoding="utf-8")) for r in range(ranges)]
-    for name, header in (("lookup", "pld,part\n"), ("sites", "pld,pages,entities,quads\n")):
-        with open(build_dir / f"{name}.csv", "wb") as out:
-            out.write(header.encode())
-            for r in range(ranges):
-                with open(folder / f"{r:05d}.{name}.csv", "rb") as fh:
-                    shutil.copyfileobj(fh, out)
+    docs = join_ranges(build_dir, ranges, {"lookup": "pld,part", "sites": "pld,pages,entities,quads"})
     # The sample: the pages whose URL hashes lowest of all ranges' candidates, kept in the parts' order.
     chosen = sorted((h, r, i) for r, doc in enumerate(docs) for i, (h, _) in enumerate(doc["sample"]))
     chosen = set((r, i) for _, r, i in chosen[:max(opts.sample_pages, 0)])
@@ -214,6 +208,20 @@ def finish_class(cls: str, build_dir: Path, ranges: int, opts: MergeOptions) -> 
             "sample_pages": len(chosen), "part_files": parts,
             "merge": {"ranges": ranges, "passes": max((doc["passes"] for doc in docs), default=0),
                       "merge_seconds": round(sum(doc["seconds"] for doc in docs), 3)}}
+
+
+def join_ranges(build_dir: Path, ranges: int, tables: dict[str, str]) -> list[dict]:
+    """Each range's figures (``.ranges/NNNNN.json``), and each of ``tables`` (name: CSV header) joined from
+    the ranges' rows in range order into ``build_dir/<name>.csv``: key order, as one merge would write it."""
+    folder = build_dir / RANGES_DIR
+    docs = [json.loads((folder / f"{r:05d}.json").read_text(encoding="utf-8")) for r in range(ranges)]
+    for name, header in tables.items():
+        with open(build_dir / f"{name}.csv", "wb") as out:
+            out.write(f"{header}\n".encode())
+            for r in range(ranges):
+                with open(folder / f"{r:05d}.{name}.csv", "rb") as fh:
+                    shutil.copyfileobj(fh, out)
+    return docs
 
 
 def discard_runs(runs: list[str]) -> None:

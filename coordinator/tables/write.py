@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..subsets.extsort import RunSpiller, Span, merged
-from ..subsets.merge import RANGES_DIR
+from ..subsets.merge import RANGES_DIR, join_ranges
 from .keys import entity_key
 from .options import TableOptions
 from .rows import FIXED, Row
@@ -105,10 +105,6 @@ class PartWriter:
         self._writer.write_table(pa.Table.from_arrays(arrays, schema=self.schema))
         self.rows += n
         self._rows, self._held = [], 0
-
-    def size(self) -> int:
-        """Bytes written so far (row groups flushed): the same on every run for the same rows."""
-        return self._sink.tell()
 
     def close(self) -> dict:
         self.flush()
@@ -256,29 +252,6 @@ class _RangeTables:
         if progress and n % PROGRESS_EVERY:
             progress(n % PROGRESS_EVERY)
 
-    def groups(self, fan_in: int) -> dict:
-        """Entity keys shared by two rows or more (duplicate groups), and by two hosts or more."""
-        out = {"duplicate_groups": 0, "duplicate_rows": 0, "cross_host_groups": 0}
-        key, rows, hosts = None, 0, set()
-
-        def end():
-            if rows > 1:
-                out["duplicate_groups"] += 1
-                out["duplicate_rows"] += rows
-                if len(hosts) > 1:
-                    out["cross_host_groups"] += 1
-
-        for rec in merged(self.keys.finish(), self.keys.directory, fan_in):
-            k, h = rec.rstrip(b"\n").split(b"\t", 1)
-            if k != key:
-                end()
-                key, rows, hosts = k, 0, set()
-            rows += 1
-            if len(hosts) < 2:
-                hosts.add(h)
-        end()
-        return out
-
     def abandon(self) -> None:
         if self.part is not None:
             self.part.abandon()
@@ -386,13 +359,7 @@ def finish_class(cls: str, build_dir: Path, ranges: int, opts: TableOptions) -> 
     removed): the class's summary figures."""
     started = time.monotonic()
     folder = build_dir / RANGES_DIR
-    docs = [json.loads((folder / f"{r:05d}.json").read_text(encoding="utf-8")) for r in range(ranges)]
-    for name, header in (("lookup", "host,part\n"), ("tables", "host,pld,rows,rows_with_entity_key\n")):
-        with open(build_dir / f"{name}.csv", "wb") as out:
-            out.write(header.encode())
-            for r in range(ranges):
-                with open(folder / f"{r:05d}.{name}.csv", "rb") as fh:
-                    shutil.copyfileobj(fh, out)
+    docs = join_ranges(build_dir, ranges, {"lookup": "host,part", "tables": "host,pld,rows,rows_with_entity_key"})
     key_runs = [folder / f"{doc['range']:05d}.keys" / name for doc in docs for name in doc["keys"]]
     groups = duplicate_groups(key_runs, folder, opts.fan_in)
     shutil.rmtree(folder)
