@@ -1,6 +1,8 @@
 """`quadfleet fleet`: bring the spot fleet of infra/fleet.yaml up, scale it, watch it, and take it down.
 
-One CloudFormation stack per fleet. ``up`` creates or updates it (the workers run this quadfleet version);
+One CloudFormation stack per fleet. ``up`` creates or updates it, and ships the workers this checkout's code
+(:mod:`.ship`: its source and a wheelhouse of the versions installed here, pinned by SHA-256, put on S3
+before any instance can start; ``--from-pypi VERSION`` instead, only when asked);
 ``scale`` sets the number of instances; ``status`` shows instances by state and market, interruptions, the
 queue and what is committed; ``down`` stops every worker and deletes the stack, keeping the queues and the
 bucket (DeletionPolicy Retain), which a later ``up`` of the same name picks up again (the queue is tagged
@@ -15,7 +17,7 @@ Where each job lives: this module holds the four commands, step by step, and the
 :mod:`.template` reads the template and checks parameter values before anything is sent;
 :mod:`.stack` is the AWS side of one stack (:class:`Fleet`, :class:`FleetError`, the AWS plumbing);
 :mod:`.queues` finds, keeps and deletes the fleet's queues; :mod:`.status` gathers and renders
-`fleet status`.
+`fleet status`; :mod:`.ship` builds and uploads what the workers install.
 """
 from __future__ import annotations
 
@@ -68,8 +70,15 @@ def up(args) -> int:
         types = [t.strip() for t in args.instance_types.split(",") if t.strip()]
         values["Architecture"] = architecture_of(types)
         values["InstanceTypes"] = ",".join(types)
-    values["QuadfleetVersion"] = args.quadfleet_version or __version__
-    for key, value in (("PackageUrl", args.package_url), ("MaxSize", args.max_size),
+    if args.from_pypi:
+        values.update(InstallFrom="pypi", QuadfleetVersion=args.from_pypi, PackageDigest="")
+    else:
+        values.update(InstallFrom="s3", QuadfleetVersion=__version__)
+    if args.package_prefix:
+        values["PackageBucket"], values["PackagePrefix"] = split_out(args.package_prefix)
+        if not values["PackagePrefix"]:
+            raise FleetError(f"--package-prefix {args.package_prefix}: give a prefix too (s3://BUCKET/PREFIX)")
+    for key, value in (("MaxSize", args.max_size),
                        ("BacklogPerInstance", args.backlog_per_instance), ("IdleExitSeconds", args.idle_exit),
                        ("InputBucket", args.input_bucket), ("VolumeSize", args.volume_size),
                        ("VisibilityTimeout", args.visibility_timeout),
@@ -126,6 +135,19 @@ def up(args) -> int:
         fleet.say(f"MaxSize raised from {current_max} to {args.size}")
     check_parameters(template, values)
 
+    shipment = None
+    if not args.from_pypi:  # the code of this checkout, built before anything is created
+        arch = values.get("Architecture") or previous.get("Architecture") or "x86_64"
+        shipment = _build_shipment(arch, __version__)
+        values["PackageDigest"] = shipment.digest
+    code_bucket = (values.get("PackageBucket") or previous.get("PackageBucket") or values.get("OutputBucketName")
+                   or previous.get("OutputBucketName") or (fleet.outputs(stack).get("OutputBucket") if stack else ""))
+    if shipment is not None and code_bucket:
+        _upload_shipment(fleet, shipment, code_bucket, values.get("PackagePrefix") or previous.get("PackagePrefix"))
+        shipped = True
+    else:
+        shipped = shipment is None
+
     started = time.time() - 120  # allows for clock skew: events are stamped by AWS
     input_bucket = values.get("InputBucket") or previous.get("InputBucket") or "commoncrawl"
     if input_bucket == "commoncrawl" and fleet.cfn.meta.region_name != "us-east-1":
@@ -136,7 +158,8 @@ def up(args) -> int:
         full = {k: str(spec["Default"]) for k, spec in template.get("Parameters", {}).items() if "Default" in spec}
         full.update(values)
         params = [{"ParameterKey": k, "ParameterValue": v} for k, v in full.items()]
-        fleet.say(f"creating stack {args.stack} (quadfleet {values['QuadfleetVersion']} workers)")
+        fleet.say(f"creating stack {args.stack} (quadfleet {values['QuadfleetVersion']} workers, "
+                  + ("from PyPI)" if args.from_pypi else f"the code shipped: SHA256SUMS {shipment.digest[:12]}…)"))
         aws_call(f"stack {args.stack}", fleet.cfn.create_stack, StackName=args.stack, TemplateBody=template_body,
              Parameters=params, Capabilities=["CAPABILITY_IAM"])
         verb = "create"
@@ -170,6 +193,8 @@ def up(args) -> int:
                     if verb == "create" else "the stack is as it was before")
             raise FleetError(f"stack {args.stack}: {verb} failed ({status}): {fleet.failure_reason(started)}; {hint}")
     outputs = fleet.outputs(stack)
+    if not shipped:  # the stack made the output bucket: the code goes there before any instance starts
+        _upload_shipment(fleet, shipment, outputs["OutputBucket"], values.get("PackagePrefix"))
     group = outputs.get("AutoScalingGroupName", f"{args.stack}-workers")
     if args.size is not None:
         asg = fleet.client("autoscaling")
@@ -185,6 +210,29 @@ def up(args) -> int:
     fleet.say(f"next: quadfleet enqueue --queue-url {queue_url} --out {outputs.get('Out')}/RUN "
               f"--crawl CC-MAIN-…; {scale}; quadfleet fleet status --stack {args.stack}")
     return 0
+
+
+def _build_shipment(arch: str, version: str):
+    """This checkout's source and wheelhouse for instances of ``arch`` (:mod:`.ship`), in a folder kept
+    until the process ends."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from .ship import build
+
+    folder = Path(tempfile.mkdtemp(prefix="quadfleet-ship-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return build(arch, version, folder)
+
+
+def _upload_shipment(fleet: Fleet, shipment, bucket: str, prefix: str | None) -> None:
+    from .ship import CODE_PREFIX, upload
+
+    url = aws_call(f"s3://{bucket}", upload, shipment, fleet.client("s3"), bucket, prefix or CODE_PREFIX)
+    fleet.say(f"shipped quadfleet {shipment.version}: its source and {len(shipment.files) - 1} wheels, "
+              f"{shipment.bytes / 1e6:,.1f} MB, to {url}/ (SHA256SUMS {shipment.digest[:12]}…)")
 
 
 def _queue_url_here(fleet: Fleet, url: str) -> str:

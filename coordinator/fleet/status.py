@@ -16,13 +16,14 @@ def fleet_status(fleet: Fleet, stack: dict, out: str | None = None) -> dict:
     from collections import Counter
 
     outputs = fleet.outputs(stack)
-    s: dict = {"stack": stack["StackStatus"], "version": outputs.get("QuadfleetVersion", "?")}
+    s: dict = {"stack": stack["StackStatus"], "version": outputs.get("QuadfleetVersion", "?"),
+               "shipped": outputs.get("Code", "?")}
     name = outputs.get("AutoScalingGroupName")
     group = fleet.group(name) if name else None
     if group:
         s["group"] = f"{name}: desired {group['DesiredCapacity']} (min {group['MinSize']}, max {group['MaxSize']})"
         instances = group.get("Instances", [])
-        market = {}
+        market, code = {}, {}
         ids = [i["InstanceId"] for i in instances]
         if ids:
             ec2 = fleet.client("ec2")
@@ -30,6 +31,10 @@ def fleet_status(fleet: Fleet, stack: dict, out: str | None = None) -> dict:
                 for r in aws_call("instances", ec2.describe_instances, InstanceIds=ids[i:i + 200])["Reservations"]:
                     for inst in r["Instances"]:
                         market[inst["InstanceId"]] = inst.get("InstanceLifecycle") or "on-demand"
+                        tags = {t["Key"]: t["Value"] for t in inst.get("Tags", ())}
+                        code[inst["InstanceId"]] = tags.get("quadfleet:code", "?")
+        # what each instance runs (its launch template's tag): more than one line is a mixed fleet
+        s["code"] = Counter(code.get(i["InstanceId"], "?") for i in active_instances(group))
         by_state = Counter((i["LifecycleState"], market.get(i["InstanceId"], "?")) for i in instances)
         s["instances"] = by_state
         s["types"] = Counter(i.get("InstanceType") or "?" for i in active_instances(group))
@@ -40,6 +45,7 @@ def fleet_status(fleet: Fleet, stack: dict, out: str | None = None) -> dict:
     queue_url = outputs.get("QueueUrl")
     out = out or outputs.get("Out")
     s["out"] = out
+    s["setup_failed"] = _setup_failures(outputs.get("Out"))
     if queue_url:
         from ...worker.output.manifest import load_manifest
         from ...worker.output.s3 import S3Store
@@ -58,6 +64,26 @@ def fleet_status(fleet: Fleet, stack: dict, out: str | None = None) -> dict:
         except QuadfleetError as exc:
             s["queue_error"] = str(exc)
     return s
+
+
+def _setup_failures(out: str | None) -> tuple[int, str | None]:
+    """(instances whose setup failed, the last line of the newest one's log): the user data puts the log
+    under ``OUT/.fleet/setup-failed/`` before the instance stops (a digest that does not match, say)."""
+    if not out:
+        return 0, None
+    from ...worker.output.s3 import S3Store
+
+    try:
+        store = S3Store(out)
+        logs = store.list(".fleet/setup-failed/")
+        if not logs:
+            return 0, None
+        newest = max(logs, key=lambda k: str(logs[k].get("modified", "")))
+        lines = [line for line in store.read_bytes(newest).decode("utf-8", "replace").splitlines() if line.strip()]
+        last = next((line for line in reversed(lines) if "setup failed" not in line), lines[-1] if lines else "")
+        return len(logs), f"{newest.rsplit('/', 1)[-1][:-4]}: {last[:200]}"
+    except (QuadfleetError, FileNotFoundError, OSError):
+        return 0, None
 
 
 def _activities(fleet: Fleet, group: str) -> tuple[int, str | None]:
@@ -80,12 +106,16 @@ def status_table(s: dict, stack: str):
     table.add_column("what", no_wrap=True)
     table.add_column("value")
     table.add_row("stack", f"{s['stack']} (quadfleet {s['version']} workers)")
+    table.add_row("code shipped", s.get("shipped", "?"))
     table.add_row("group", s["group"])
     if "instances" in s:
         states = ", ".join(f"{state} {market}: {n}" for (state, market), n in sorted(s["instances"].items()))
         table.add_row("instances", states or "none")
         table.add_row("busy (protected from scale-in)", str(s["busy"]))
         table.add_row("instance types", ", ".join(f"{t} x{n}" for t, n in s["types"].most_common()) or "-")
+        runs = s.get("code") or {}
+        table.add_row("code run", ", ".join(f"{c} x{n}" for c, n in runs.most_common()) + (
+            "  (a mixed fleet: instances from before the last `fleet up`)" if len(runs) > 1 else "") or "-")
         table.add_row("interruptions seen", f"{s['interruptions']} (spot interruptions and rebalancing, recent "
                                             "activity)")
         if s.get("last_failure"):
@@ -102,6 +132,9 @@ def status_table(s: dict, stack: str):
         table.add_row("queue: visible / in flight", f"{q['visible']:,} / {q['in_flight']:,}")
         table.add_row("dead-lettered", "-" if q["dead_lettered"] is None else f"{q['dead_lettered']:,}")
         table.add_row("committed", f"no run at {s['out']} (--out s3://…/RUN names one)")
+    if s.get("setup_failed", (0, None))[0]:
+        n, last = s["setup_failed"]
+        table.add_row("setup failed", f"{n} instance(s), stopped; the newest {last}")
     if "queue_error" in s:
         table.add_row("queue", s["queue_error"])
     return table

@@ -18,7 +18,8 @@ GRAVITON = re.compile(r"(a1|[a-z]+\d+g[a-z]*)\Z")  # c7g, m6gd, c6gn, x2gd, im4g
 MAX_TYPES = 8  # the template's Overrides slots
 
 # Options of `fleet up` by template parameter, for messages about bad values.
-OPTION = {"MaxSize": "--max-size", "QuadfleetVersion": "--quadfleet-version", "PackageUrl": "--package-url",
+OPTION = {"MaxSize": "--max-size", "QuadfleetVersion": "--from-pypi", "PackageBucket": "--package-prefix (bucket)",
+          "PackagePrefix": "--package-prefix (prefix)", "PackageDigest": "the shipped code's digest",
           "BacklogPerInstance": "--backlog-per-instance", "IdleExitSeconds": "--idle-exit",
           "OutputBucketName": "--out (bucket)", "OutputPrefix": "--out (prefix)", "InputBucket": "--input-bucket",
           "ExistingQueueName": "--queue-url (name)", "VolumeSize": "--volume-size",

@@ -15,6 +15,12 @@ from .charts import est, num, size
 # A document = a list of blocks, rendered to Markdown and to HTML alike:
 # ("h", level, text) | ("p", text) | ("table", header, rows, numeric columns) | ("img", path, alt)
 
+def _img(doc: list, images: dict, name: str, title: str) -> None:
+    """A chart, if it was drawn (none are without matplotlib: the report's ``[report]`` extra)."""
+    if name in images:
+        doc.append(("img", images[name], title))
+
+
 def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
     o = s["overview"]
     d = s["distinct_counts"]
@@ -51,7 +57,7 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         n = o["inputs_without_pld_stats"]
         doc.append(("p", f"{plural(n, 'input')} {'was' if n == 1 else 'were'} extracted by a version that did not "
                          "count PLDs: their domains and classes per PLD are missing; extract them again to count them."))
-    doc.append(("img", images["overview"], "Pages and domains"))
+    _img(doc, images, "overview", "Pages and domains")
 
     doc.append(("h", 2, "Formats"))
     doc.append(("p", "Pages and PLDs with at least one triple of the format; typed entities are distinct "
@@ -63,13 +69,12 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
                      size(f["extracted_bytes"])))
     doc.append(("table", ["format", "pages", "PLDs", "typed entities", "triples", "triples / page",
                           "triples / PLD", "extracted"], rows, {1, 2, 3, 4, 5, 6, 7}))
-    if "formats" in images:
-        doc.append(("img", images["formats"], "Per format"))
+    _img(doc, images, "formats", "Per format")
 
     if s["top_plds"]["by_triples"]:
         doc.append(("h", 2, "Top PLDs, all formats"))
         doc += _pld_tables(s["top_plds"])
-        doc.append(("img", images["plds"], "Top PLDs"))
+        _img(doc, images, "plds", "Top PLDs")
 
     if s.get("subsets"):
         doc.append(("h", 2, "Schema.org class subsets"))
@@ -89,8 +94,7 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         doc.append(("h", 2, f"{fmt}"))
         doc.append(("p", f"{plural(f['pages'], 'page')}, {est(f['plds'], f['plds_bounds'])} "
                          f"{noun(f['plds'], 'PLD')}, {plural(f['classes'], 'class', 'classes')}."))
-        if f"classes-{fmt}" in images:
-            doc.append(("img", images[f"classes-{fmt}"], f"{fmt} classes"))
+        _img(doc, images, f"classes-{fmt}", f"{fmt} classes")
         if by_e:
             doc.append(("h", 3, "Top classes by entities"))
             doc.append(("table", ["class", "entities", "PLDs"],
@@ -104,7 +108,7 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
                         [(r["class"], r["property"], num(r["entities"])) for r in pairs[fmt]], {2}))
         if s["top_plds_by_format"][fmt]["by_triples"]:
             doc += _pld_tables(s["top_plds_by_format"][fmt], level=3)
-            doc.append(("img", images[f"plds-{fmt}"], f"{fmt} top PLDs"))
+            _img(doc, images, f"plds-{fmt}", f"{fmt} top PLDs")
 
     e = s["errors"]
     doc.append(("h", 2, "Errors"))
@@ -112,7 +116,7 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         doc.append(("p", "Problems counted while reading (pages, blocks or triples skipped; the archives were "
                          "read on)."))
         doc.append(("table", ["kind", "count"], [(k, num(v)) for k, v in list(e["by_kind"].items())[:50]], {1}))
-        doc.append(("img", images["errors"], "Problems by kind"))
+        _img(doc, images, "errors", "Problems by kind")
     else:
         doc.append(("p", "No problems counted."))
     if e["failed_inputs"]:

@@ -33,6 +33,14 @@ def _sections(s: dict, part: Partial, top: int) -> tuple[dict, dict]:
     return ranked, pairs
 
 
+def charts_available() -> bool:
+    """Whether matplotlib is installed: the charts are left out without it (workers install quadfleet
+    without the plotting stack; ``pip install 'quadfleet[report]'`` brings it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def write_report(summary: dict, part: Partial, out_dir: str | Path) -> list[Path]:
     """Write summary.json, index.md, index.html, charts/*.png, classes.csv, class_properties.csv and subsets.csv into
     ``out_dir``; the files written."""
@@ -44,7 +52,11 @@ def write_report(summary: dict, part: Partial, out_dir: str | Path) -> list[Path
     ranked, pairs = _sections(summary, part, top)
     images: dict[str, str] = {}
 
+    drawn = charts_available()
+
     def chart(name: str, fn, *args) -> None:
+        if not drawn:
+            return
         path = charts / f"{name}.png"
         fn(*args, path)
         images[name] = f"{CHART_DIR}/{name}.png"
@@ -135,6 +147,9 @@ def run_stats(out: str, report_dir: str | None = None, top: int = 20, mode: str 
                          progress=lambda n: progress.advance(task, n))
     failures = read_failures(store, list(listing.failed))
     summary = summarize(part, listing, failures, out, top)
+    if not charts_available() and console is not None:
+        console.print("stats: the report has no charts: matplotlib is not installed (pip install "
+                      "'quadfleet[report]')", markup=False, highlight=False, soft_wrap=True)
     if report_dir is not None or not remote:
         target = Path(report_dir) if report_dir is not None else Path(out) / "report"
         write_report(summary, part, target)

@@ -27,7 +27,10 @@ def add_parser(sub) -> None:
 
     p = command("up", "create or update the fleet's stack", """Create the fleet's stack, or update it
         (parameters not given keep their values), and print the queue URL and the output location. What is
-        not given is made: the work queue STACK-work with its dead-letter queue, and an output bucket.""", [
+        not given is made: the work queue STACK-work with its dead-letter queue, and an output bucket. The
+        workers install the code of this checkout, shipped to S3 (its source and a wheelhouse of the
+        dependency versions installed here, every file checked by SHA-256 at boot, no package index
+        contacted).""", [
         'quadfleet fleet up --stack cc --queue-url "$Q" --out s3://my-results/cc-2024-22 --size 100',
         "quadfleet fleet up --stack cc --instance-types c7g.2xlarge,c6g.2xlarge --idle-exit 120",
         "quadfleet fleet up --stack test --size 1 --max-size 2 --profile crawl --region us-east-1"])
@@ -43,8 +46,12 @@ def add_parser(sub) -> None:
     p.add_argument("--backlog-per-instance", type=int, help="scaling target: visible messages per instance "
                                                             "(default 16)")
     p.add_argument("--idle-exit", type=int, metavar="SECONDS", help="an instance idle this long leaves (default 300)")
-    p.add_argument("--quadfleet-version", help="the version workers install from PyPI (default: this one)")
-    p.add_argument("--package-url", help="an https URL of a wheel of that version to install instead")
+    p.add_argument("--from-pypi", metavar="VERSION",
+                   help="workers install quadfleet==VERSION from PyPI instead of the code shipped from this "
+                        "checkout (the default: its source and a wheelhouse of the versions installed here, "
+                        "checked by SHA-256, installed without an index)")
+    p.add_argument("--package-prefix", metavar="s3://BUCKET/PREFIX",
+                   help="where the shipped code goes (default: s3://OUTPUT-BUCKET/.quadfleet-code)")
     p.add_argument("--input-bucket", help="the bucket archives are read from (default commoncrawl)")
     p.add_argument("--volume-size", type=int, metavar="GIB", help="root volume size (default 30)")
     p.add_argument("--visibility-timeout", type=int, help="of a new queue (default 900)")

@@ -64,8 +64,9 @@ def _queue_url(parser, what: str) -> None:
 
 
 class VersionAction(argparse.Action):
-    """``--version``: the version on the first line (the fleet's setup compares it), then each accelerator and
-    whether it runs (found only when asked: the loader builds and checks a small tree)."""
+    """``--version``: the version on the first line (the fleet's setup compares it), then the package it was
+    installed from (a fleet instance's shipped code), then each accelerator and whether it runs (found only
+    when asked: the loader builds and checks a small tree)."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, **kw):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
@@ -75,9 +76,24 @@ class VersionAction(argparse.Action):
         from ..worker.html import native
 
         print(f"quadfleet {__version__}")
+        print(f"  package   {package_digest()}")
         for name, state in native.in_use().items():
             print(f"  {name:<9} {state}")
         parser.exit()
+
+
+def package_digest() -> str:
+    """What this installation was made from: on a fleet instance, the shipped source archive's SHA-256 and
+    the SHA256SUMS it was checked against (written by the instance's setup beside the environment)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    try:
+        doc = json.loads((Path(sys.prefix) / "quadfleet-package.json").read_text(encoding="utf-8"))
+        return f"{doc['source']} sha256:{doc['sha256']} (SHA256SUMS sha256:{doc['sums']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "not a shipped package (no quadfleet-package.json in this environment)"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -205,6 +205,20 @@ def test_report_files_are_written_and_linked(run, exact):
     assert "Errors" in md and "warcio-example-wrong-chunks" in md
 
 
+def test_without_matplotlib_the_report_is_written_without_charts_and_says_so(run, tmp_path, monkeypatch, capsys):
+    """Workers install quadfleet without the report's plotting stack (the ``report`` extra): stats made
+    there writes every file but the charts, and says how to get them."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    assert main(["stats", str(run), "--processes", "1", "--quiet", "--report", str(tmp_path)]) == 0
+    assert "no charts: matplotlib is not installed (pip install 'quadfleet[report]')" in capsys.readouterr().err
+    html = (tmp_path / "index.html").read_text()
+    assert "<img" not in html and "Formats" in html and (tmp_path / "summary.json").exists()
+    assert not list(tmp_path.rglob("*.png")) and "![" not in (tmp_path / "index.md").read_text()
+
+
 def test_page_index_fetches_each_page_again_with_one_range(run):
     rows = 0
     for index in (run / "pages").glob("*.csv.gz"):

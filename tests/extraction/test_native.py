@@ -44,7 +44,8 @@ def test_version_names_each_accelerator_and_whether_it_runs():
     assert got.returncode == 0
     lines = got.stdout.splitlines()
     assert lines[0] == f"quadfleet {__import__('quadfleet').__version__}"  # the fleet's setup compares it
-    assert [line.split(None, 1) for line in lines[1:]] == [[name, native.NATIVE] for name in NAMES]
+    assert lines[1].split(None, 1)[0] == "package"  # what it was installed from (a fleet's shipped code)
+    assert [line.split(None, 1) for line in lines[2:]] == [[name, native.NATIVE] for name in NAMES]
     got = run(CLI + ["--version"], **{native.OFF_ENV: "dom"})
     assert f"  dom       {OFF}" in got.stdout.splitlines() and "  scan      native" in got.stdout.splitlines()
 

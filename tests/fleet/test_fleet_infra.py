@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import hashlib
 import json
 import os
 import re
@@ -52,6 +53,8 @@ ROLE_ACTIONS = {
     "DeadLetter": {"sqs:SendMessage", "sqs:GetQueueUrl"},
     "ScaleInProtectionAndLeaving": {"autoscaling:SetInstanceProtection",
                                     "autoscaling:TerminateInstanceInAutoScalingGroup"},
+    "ReadCode": {"s3:GetObject"},
+    "CodeIsReadOnly": {"s3:PutObject", "s3:DeleteObject"},   # Effect Deny: the shipped code, read only
 }
 # Where a resource holds a wildcard, and why nothing narrower exists. No statement has Resource "*": the one
 # call AWS allows no scoping for that a worker might have needed (DescribeAutoScalingInstances, to learn its
@@ -206,7 +209,8 @@ def test_template_holds_what_moto_skips():
     statements = iam_statements(t)
     assert {st["Sid"] for st in statements} == set(ROLE_ACTIONS)
     for st in statements:
-        assert st["Effect"] == "Allow" and "NotAction" not in st and "NotResource" not in st
+        assert st["Effect"] == ("Deny" if st["Sid"] == "CodeIsReadOnly" else "Allow")
+        assert "NotAction" not in st and "NotResource" not in st
         actions = set(as_list(st["Action"]))
         assert not any("*" in a for a in actions), st
         assert actions == ROLE_ACTIONS[st["Sid"]], st
@@ -309,9 +313,30 @@ def test_fleet_up_creates_the_stack(aws):
     assert data["IamInstanceProfile"]["Arn"].endswith(f"instance-profile/{profile}")
     assert all(b["Ebs"]["Encrypted"] for b in data["BlockDeviceMappings"])
 
-    # the user data: the pinned version, the service, no secrets
+    # the code shipped (issue 27): this checkout's source and a wheelhouse, under the bucket the stack made,
+    # named by the digest of SHA256SUMS, which lists every file's digest; the stack is given that digest
+    params = {p["ParameterKey"]: p["ParameterValue"] for p in aws.cfn.describe_stacks(StackName="qf")["Stacks"][0][
+        "Parameters"]}
+    digest = params["PackageDigest"]
+    assert params["InstallFrom"] == "s3" and re.fullmatch(r"[0-9a-f]{64}", digest) and out["Code"] == f"sha256:{digest}"
+    prefix = f".quadfleet-code/{digest}/"
+    keys = {o["Key"][len(prefix):] for o in aws.s3.list_objects_v2(Bucket=out["OutputBucket"], Prefix=prefix)[
+        "Contents"]}
+    sums = aws.s3.get_object(Bucket=out["OutputBucket"], Key=prefix + "SHA256SUMS")["Body"].read()
+    assert hashlib.sha256(sums).hexdigest() == digest
+    listed = dict(line.split("  ")[::-1] for line in sums.decode().splitlines())
+    assert keys == set(listed) | {"SHA256SUMS"}
+    assert f"quadfleet-{__version__}.tar.gz" in listed and any(k.startswith("lxml-") for k in listed)
+    assert not any(k.startswith(("matplotlib-", "pillow-", "contourpy-")) for k in listed), "the plotting stack"
+    assert "shipped quadfleet" in res.stderr and digest[:12] in res.stderr
+
+    # the user data: the shipped code checked and installed without an index, the service, no secrets
     user_data = aws.user_data("qf")
-    assert f"pip install --no-cache-dir --quiet 'quadfleet=={__version__}'" in user_data
+    assert f'base="s3://{out["OutputBucket"]}/.quadfleet-code/{digest}"' in user_data
+    assert f'echo "{digest}  $code/SHA256SUMS" | sha256sum --check --strict -' in user_data
+    assert 'if [ "s3" = pypi ]' in user_data
+    installs = [line.strip() for line in user_data.splitlines() if "pip install" in line]
+    assert installs and all("--no-index" in line for line in installs if "quadfleet==" not in line)
     assert f'!= "quadfleet {__version__}"' in user_data  # the installed version is checked
     # every accelerator must run, else setup fails (set -e; the ERR trap stops the instance)
     assert "\n/opt/quadfleet/bin/python -m quadfleet.worker.html.native --require\n" in user_data
@@ -342,7 +367,8 @@ def test_fleet_up_creates_the_stack(aws):
     statements = {st["Sid"]: st for st in aws.role_statements("qf")}
     assert set(statements) == set(ROLE_ACTIONS)
     for sid, st in statements.items():
-        assert st["Effect"] == "Allow" and set(as_list(st["Action"])) == ROLE_ACTIONS[sid]
+        assert st["Effect"] == ("Deny" if sid == "CodeIsReadOnly" else "Allow")
+        assert set(as_list(st["Action"])) == ROLE_ACTIONS[sid]
         for resource in as_list(st["Resource"]):
             assert resource != "*"
             if "*" in resource:
@@ -350,6 +376,8 @@ def test_fleet_up_creates_the_stack(aws):
     assert statements["ReadInput"]["Resource"] == "arn:aws:s3:::commoncrawl/*"
     assert statements["ReadWriteOutput"]["Resource"] == f"arn:aws:s3:::{bucket}/*"
     assert statements["ListOutput"]["Resource"] == f"arn:aws:s3:::{bucket}"
+    code_arn = f"arn:aws:s3:::{bucket}/.quadfleet-code/*"
+    assert statements["ReadCode"]["Resource"] == code_arn == statements["CodeIsReadOnly"]["Resource"]
     assert statements["WorkTheQueue"]["Resource"] == f"arn:aws:sqs:{REGION}:{ACCOUNT}:qf-work"
     assert statements["DeadLetter"]["Resource"] == dlq_arn
     assert statements["ScaleInProtectionAndLeaving"]["Resource"] == (
@@ -358,28 +386,52 @@ def test_fleet_up_creates_the_stack(aws):
     # status reads it all back
     st = aws.fleet("status", "--stack", "qf").stdout
     assert "qf-workers: desired 2" in st and "InService" in st and "no run at" in st
+    # the code shipped, and what the instances run (their launch template's tag)
+    assert re.search(rf"\| code run +\| sha256:{digest} x2 ", st), st
+    # an instance whose setup failed put its log under the output location before stopping: status says why
+    aws.s3.put_object(Bucket=bucket, Key=".fleet/setup-failed/i-0abc.log",
+                      Body=b"+ sha256sum --check --strict SHA256SUMS\nrich-15.0.0-py3-none-any.whl: FAILED\n"
+                           b"quadfleet setup failed: the instance stops\n")
+    st = aws.fleet("status", "--stack", "qf").stdout
+    assert "setup failed" in st and "i-0abc: rich-15.0.0-py3-none-any.whl: FAILED" in " ".join(st.split()), st
 
     # an update: Graviton types select the arm64 AMI; parameters not given keep their values. (moto re-renders
     # only resources that Ref a changed parameter: the group here; the launch template's AMI follows the
     # IsArm64 condition, checked in the template.)
     before = {p["ParameterKey"]: p["ParameterValue"]
               for p in aws.cfn.describe_stacks(StackName="qf")["Stacks"][0]["Parameters"]}
-    aws.fleet("up", "--stack", "qf", "--instance-types", "c7g.2xlarge,c6g.2xlarge", "--idle-exit", "120")
+    aws.fleet("up", "--stack", "qf", "--instance-types", "c7g.2xlarge,c6g.2xlarge", "--idle-exit", "120", "--from-pypi", __version__)
     assert aws.outputs("qf")["QueueUrl"] == out["QueueUrl"]
     after = {p["ParameterKey"]: p["ParameterValue"]
              for p in aws.cfn.describe_stacks(StackName="qf")["Stacks"][0]["Parameters"]}
     changed = {k for k in after if after[k] != before[k]}
-    assert changed == {"InstanceTypes", "Architecture", "IdleExitSeconds"}, changed
+    assert changed == {"InstanceTypes", "Architecture", "IdleExitSeconds", "InstallFrom", "PackageDigest"}, changed
+    assert after["InstallFrom"] == "pypi" and aws.outputs("qf")["Code"] == f"pypi quadfleet=={__version__}"
     assert after["Architecture"] == "arm64" and after["IdleExitSeconds"] == "120"
     group = aws.group("qf-workers")
     assert [o["InstanceType"] for o in group["MixedInstancesPolicy"]["LaunchTemplate"]["Overrides"]] == [
         "c7g.2xlarge", "c6g.2xlarge"]
+    # instances launched before and after an update run different code: status counts each (moto does not
+    # re-render the launch template's tags on an update, so the table is fed what AWS would give)
+    from collections import Counter
+
+    from quadfleet.coordinator.fleet.status import status_table
+    from rich.console import Console
+
+    state = {"stack": "UPDATE_COMPLETE", "version": __version__, "shipped": f"pypi quadfleet=={__version__}",
+             "group": "qf-workers: desired 3", "instances": Counter({("InService", "spot"): 3}), "busy": 0,
+             "types": Counter({"c7g.2xlarge": 3}), "interruptions": 0,
+             "code": Counter({f"sha256:{digest}": 2, f"pypi quadfleet=={__version__}": 1})}
+    console = Console(width=400, record=True)
+    console.print(status_table(state, "qf"))
+    shown = " ".join(console.export_text().split())
+    assert f"code run │ sha256:{digest} x2, pypi quadfleet=={__version__} x1 (a mixed fleet" in shown, shown
 
 
 def test_fleet_up_with_a_given_queue_and_bucket_makes_neither(aws):
     url, _dlq = aws.create_queue("mine")
     queues = set(aws.sqs.list_queues()["QueueUrls"])
-    aws.fleet("up", "--stack", "ext", "--queue-url", url, "--out", "s3://out/runs/")
+    aws.fleet("up", "--stack", "ext", "--queue-url", url, "--out", "s3://out/runs/", "--package-prefix", "s3://crawl/code")
     out = aws.outputs("ext")
     assert set(aws.sqs.list_queues()["QueueUrls"]) == queues
     assert {b["Name"] for b in aws.s3.list_buckets()["Buckets"]} == {"crawl", "out"}
@@ -389,6 +441,11 @@ def test_fleet_up_with_a_given_queue_and_bucket_makes_neither(aws):
     assert statements["WorkTheQueue"]["Resource"] == f"arn:aws:sqs:{REGION}:{ACCOUNT}:mine"
     assert statements["DeadLetter"]["Resource"] == f"arn:aws:sqs:{REGION}:{ACCOUNT}:mine-dlq"
     assert f"--queue-url https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/mine " in aws.user_data("ext")
+    # --package-prefix: the code goes there (read only for the workers), not under the output bucket
+    digest = aws.outputs("ext")["Code"].split(":", 1)[1]
+    assert aws.s3.list_objects_v2(Bucket="crawl", Prefix=f"code/{digest}/SHA256SUMS")["KeyCount"] == 1
+    assert f'base="s3://crawl/code/{digest}"' in aws.user_data("ext")
+    assert statements["ReadCode"]["Resource"] == statements["CodeIsReadOnly"]["Resource"] == "arn:aws:s3:::crawl/code/*"
 
     said = aws.fleet("down", "--stack", "ext").stderr
     assert f"kept the queue {out['QueueUrl']}" in said and "kept the results in s3://out/runs" in said
@@ -398,7 +455,7 @@ def test_fleet_up_with_a_given_queue_and_bucket_makes_neither(aws):
     said = aws.fleet("down", "--stack", "ext", "--delete-queue", ok=False)
     assert said.returncode == 2 and "no stack ext" in said.stderr
     assert set(aws.sqs.list_queues()["QueueUrls"]) == queues
-    aws.fleet("up", "--stack", "ext", "--queue-url", url, "--out", "s3://out/runs/")
+    aws.fleet("up", "--stack", "ext", "--queue-url", url, "--out", "s3://out/runs/", "--from-pypi", __version__)
     said = aws.fleet("down", "--stack", "ext", "--delete-queue").stderr
     assert "deleted the queue mine" in said and "deleted the queue mine-dlq" in said
     assert not aws.sqs.list_queues().get("QueueUrls")
@@ -408,7 +465,7 @@ def test_fleet_up_with_a_given_queue_and_bucket_makes_neither(aws):
 # -- down ---------------------------------------------------------------------------------------------------------
 
 def test_fleet_down_removes_the_workers_and_keeps_the_queue_and_the_results(aws):
-    aws.fleet("up", "--stack", "qf", "--size", "3")
+    aws.fleet("up", "--stack", "qf", "--size", "3", "--from-pypi", __version__)
     out = aws.outputs("qf")
     bucket, url = out["OutputBucket"], out["QueueUrl"]
     group = aws.group("qf-workers")
@@ -436,7 +493,7 @@ def test_fleet_down_removes_the_workers_and_keeps_the_queue_and_the_results(aws)
     assert aws.keys(f"s3://{bucket}/run") == {"done/x"}
 
     # up again: the same queue and bucket, found by the queue's tags
-    said = aws.fleet("up", "--stack", "qf", "--size", "1").stderr
+    said = aws.fleet("up", "--stack", "qf", "--size", "1", "--from-pypi", __version__).stderr
     assert "using the queue qf-work kept by an earlier `fleet down`" in said
     again = aws.outputs("qf")
     assert again["QueueName"] == "qf-work" and again["Out"] == f"s3://{bucket}"
@@ -450,7 +507,7 @@ def test_fleet_down_removes_the_workers_and_keeps_the_queue_and_the_results(aws)
 
 
 def test_fleet_scale_stops_busy_surplus_instances(aws):
-    aws.fleet("up", "--stack", "qf", "--size", "3")
+    aws.fleet("up", "--stack", "qf", "--size", "3", "--from-pypi", __version__)
     ids = [i["InstanceId"] for i in aws.group("qf-workers")["Instances"]]
     aws.asg.set_instance_protection(AutoScalingGroupName="qf-workers", InstanceIds=ids[:2], ProtectedFromScaleIn=True)
     said = aws.fleet("scale", "--stack", "qf", "1").stderr
@@ -581,7 +638,7 @@ def enqueue_slow(aws: Aws, out: dict, pages: int = 250) -> str:
 
 
 def test_a_busy_worker_protects_its_instance_and_an_idle_one_leaves_the_group(aws):
-    aws.fleet("up", "--stack", "qf", "--size", "2")
+    aws.fleet("up", "--stack", "qf", "--size", "2", "--from-pypi", __version__)
     out = aws.outputs("qf")
     mine, other = [i["InstanceId"] for i in aws.group("qf-workers")["Instances"]]
     uri = enqueue_slow(aws, out)
@@ -605,7 +662,7 @@ def test_a_busy_worker_protects_its_instance_and_an_idle_one_leaves_the_group(aw
 
 
 def test_a_stopped_worker_only_drops_the_protection(aws):
-    aws.fleet("up", "--stack", "qf", "--size", "1")
+    aws.fleet("up", "--stack", "qf", "--size", "1", "--from-pypi", __version__)
     out = aws.outputs("qf")
     (mine,) = [i["InstanceId"] for i in aws.group("qf-workers")["Instances"]]
     enqueue_slow(aws, out, pages=1500)
@@ -664,3 +721,90 @@ def test_no_region_is_one_line_before_any_work_on_every_aws_command(tmp_path, ar
     assert "Traceback" not in res.stderr and res.stderr.count("\n") == 1, res.stderr
     assert "no AWS region: give --region, set AWS_REGION" in res.stderr
     assert ("no AWS credentials found" in res.stderr) == (not credentials), res.stderr
+
+
+# -- the code a fleet runs (issue 27): shipped by `fleet up`, checked, installed without an index -------------
+
+def _install_function(user_data: str) -> str:
+    """The user data's own install_quadfleet function, as the instances run it."""
+    import textwrap
+
+    lines = user_data.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("install_quadfleet() {"))
+    end = next(i for i in range(start, len(lines)) if lines[i] == "}")
+    return textwrap.dedent("\n".join(lines[start:end + 1]))
+
+
+def _offline_env(tmp_path: Path) -> dict:
+    """No package index reachable for pip: --no-index in the commands, and any index or proxy it might try a
+    closed port."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env.update(PIP_NO_INDEX="1", PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_CONFIG_FILE=os.devnull,
+               HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9", PIP_NO_CACHE_DIR="1",
+               HOME=str(tmp_path))
+    py = Path(sys.executable).resolve().parent  # python3.11 (the instances' version) of this environment
+    env["PATH"] = f"{py}:{env.get('PATH', '')}"
+    return env
+
+
+def _fetch_shipment(aws, bucket: str, prefix: str, into: Path) -> None:
+    """As the user data does: SHA256SUMS, then only the files it names."""
+    into.mkdir()
+    sums = aws.s3.get_object(Bucket=bucket, Key=f"{prefix}/SHA256SUMS")["Body"].read()
+    (into / "SHA256SUMS").write_bytes(sums)
+    for line in sums.decode().splitlines():
+        name = line.split("  ", 1)[1]
+        aws.s3.download_file(bucket, f"{prefix}/{name}", str(into / name))
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11) or not shutil.which("sha256sum"),
+                    reason="the shipped wheelhouse is for CPython 3.11 (the instances'), installed with sha256sum")
+def test_the_shipped_code_installs_offline_as_the_instances_do_and_a_changed_file_stops_it(aws, tmp_path):
+    import time
+
+    aws.fleet("up", "--stack", "qf", "--out", "s3://out/runs")
+    digest = aws.outputs("qf")["Code"].split(":", 1)[1]
+    function = _install_function(aws.user_data("qf"))
+    assert "--no-index" in function and "sha256sum --check --strict" in function
+    code = tmp_path / "code"
+    _fetch_shipment(aws, "out", f".quadfleet-code/{digest}", code)
+    env = _offline_env(tmp_path)
+
+    def install(folder: Path, venv: Path, sums: str = digest) -> subprocess.CompletedProcess:
+        script = f"set -euo pipefail\n{function}\ninstall_quadfleet {folder} {sums} {venv}\n"
+        script = script.replace("python3.11 -m venv", f"{sys.executable} -m venv")  # this machine's 3.11
+        return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=900)
+
+    started = time.monotonic()
+    res = install(code, tmp_path / "venv")
+    seconds = time.monotonic() - started
+    assert res.returncode == 0, res.stdout + res.stderr
+    quadfleet = tmp_path / "venv" / "bin" / "quadfleet"
+    version = subprocess.run([str(quadfleet), "--version"], capture_output=True, text=True, env=env)
+    lines = version.stdout.splitlines()
+    assert lines[0] == f"quadfleet {__version__}", version.stdout + version.stderr
+    source = hashlib.sha256((code / f"quadfleet-{__version__}.tar.gz").read_bytes()).hexdigest()
+    assert lines[1].split() == ["package", f"quadfleet-{__version__}.tar.gz", f"sha256:{source}", "(SHA256SUMS",
+                                f"sha256:{digest})"]
+    assert all(line.split()[-1] == "native" for line in lines[2:]), version.stdout  # the C modules were built
+    work = subprocess.run([str(quadfleet), "work", "--help"], capture_output=True, text=True, env=env)
+    assert work.returncode == 0 and "--queue-url" in work.stdout
+    assert not (tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "matplotlib").exists()
+    print(f"offline install of the shipped code: {seconds:.1f} s")
+
+    # one shipped file changed (as on S3, or on the way): its check fails and nothing is installed
+    bad = tmp_path / "bad"
+    shutil.copytree(code, bad)
+    wheel = next(bad.glob("rich-*.whl"))
+    data = bytearray(wheel.read_bytes())
+    data[len(data) // 2] ^= 1
+    wheel.write_bytes(bytes(data))
+    res = install(bad, tmp_path / "venv-bad")
+    assert res.returncode != 0 and f"{wheel.name}: FAILED" in res.stdout + res.stderr, res.stdout + res.stderr
+    assert not (tmp_path / "venv-bad").exists()
+    # a SHA256SUMS that lists another digest for a changed file: refused by the digest the stack was given
+    (bad / "SHA256SUMS").write_text((code / "SHA256SUMS").read_text().replace(
+        hashlib.sha256((code / wheel.name).read_bytes()).hexdigest(), hashlib.sha256(bytes(data)).hexdigest()))
+    res = install(bad, tmp_path / "venv-bad")
+    assert res.returncode != 0 and "SHA256SUMS: FAILED" in res.stdout + res.stderr
+    assert not (tmp_path / "venv-bad").exists()
