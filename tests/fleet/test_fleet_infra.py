@@ -792,13 +792,13 @@ def test_the_shipped_code_installs_offline_as_the_instances_do_and_a_changed_fil
     assert not (tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "matplotlib").exists()
     print(f"offline install of the shipped code: {seconds:.1f} s")
 
-    # one shipped file changed (as on S3, or on the way): its check fails and nothing is installed
-    bad = tmp_path / "bad"
-    shutil.copytree(code, bad)
-    wheel = next(bad.glob("rich-*.whl"))
+    # one uploaded file changed on S3: fetched as the user data does, its check fails and nothing is installed
+    wheel = next(code.glob("rich-*.whl"))
     data = bytearray(wheel.read_bytes())
     data[len(data) // 2] ^= 1
-    wheel.write_bytes(bytes(data))
+    aws.s3.put_object(Bucket="out", Key=f".quadfleet-code/{digest}/{wheel.name}", Body=bytes(data))
+    bad = tmp_path / "bad"
+    _fetch_shipment(aws, "out", f".quadfleet-code/{digest}", bad)
     res = install(bad, tmp_path / "venv-bad")
     assert res.returncode != 0 and f"{wheel.name}: FAILED" in res.stdout + res.stderr, res.stdout + res.stderr
     assert not (tmp_path / "venv-bad").exists()
