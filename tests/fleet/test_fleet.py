@@ -130,14 +130,17 @@ def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
     datasets = local_datasets(tmp_path / "local-datasets")
     assert len(datasets) >= 3, "the corpus archives have entities of several classes"
     assert fleet.datasets(f"{out}-datasets") == datasets
-    # the Schema.org Table Corpus too: made from S3 into S3, the same files as from the local run
+    # the Schema.org Table Corpus too: made from S3 into S3, the same files as from the local run (each class
+    # cut into 3 host ranges: parts and JSON tables uploaded by range tasks, kept by the finish)
     for where, dest in ((out, f"{out}-tables"), (str(tmp_path / "local"), str(tmp_path / "local-tables"))):
-        res = subprocess.run(CLI + ["tables", where, "--out", dest, "--format", "json", "--quiet", "--processes", "2"],
+        res = subprocess.run(CLI + ["tables", where, "--out", dest, "--format", "json", "--quiet", "--processes", "2",
+                                    "--ranges", "3"],
                              env=fleet.env, capture_output=True, text=True, timeout=300)
         assert res.returncode == 0, res.stderr
     local_files = {p.relative_to(tmp_path / "local-tables").as_posix(): p.read_bytes()
                    for p in (tmp_path / "local-tables").rglob("*") if p.is_file() and p.name != "summary.json"}
     assert any(k.endswith(".parquet") for k in local_files) and any("/json/" in k for k in local_files)
+    assert any(k.endswith("/part-00002.parquet") for k in local_files), "a class cut into 3 ranges"
     assert {k: fleet.read(f"{out}-tables", k) for k in fleet.keys(f"{out}-tables")
             if not k.endswith("summary.json")} == local_files
 
