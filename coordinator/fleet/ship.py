@@ -52,6 +52,7 @@ class Shipment:
     version: str
     source: str                    # the source archive's name
     requirements: list[str]        # name==version of the wheelhouse
+    untracked: list[str]           # files of the package folders git does not track: not shipped
 
     @property
     def bytes(self) -> int:
@@ -98,6 +99,18 @@ def source_archive(root: Path, version: str, dest: Path) -> Path:
     with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
         gz.write(buf.getvalue())
     return path
+
+
+def untracked(root: Path) -> list[str]:
+    """Files under the package folders that git does not track (not ignored either): they are not shipped,
+    which `fleet up` says, since code that works here could then fail on the instances."""
+    try:
+        res = subprocess.run(["git", "-C", str(root), "ls-files", "--others", "--exclude-standard", "-z", "--",
+                              "quadfleet", "worker", "coordinator", "config", "infra", "pyproject.toml"],
+                             capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return sorted(n for n in res.stdout.decode("utf-8", "surrogateescape").split("\0") if n)
 
 
 def target_environment(arch: str) -> dict[str, str]:
@@ -215,6 +228,7 @@ def build(arch: str, version: str, dest: Path, cache: Path = CACHE) -> Shipment:
     root = source_root()
     dest.mkdir(parents=True, exist_ok=True)
     source = source_archive(root, version, dest)
+    left_out = untracked(root)
     import importlib.metadata as md
 
     reqs = worker_requirements(arch)
@@ -232,7 +246,7 @@ def build(arch: str, version: str, dest: Path, cache: Path = CACHE) -> Shipment:
     files[backend.name] = sha256(target)
     sums = "".join(f"{digest}  {name}\n" for name, digest in sorted(files.items()))
     (dest / SUMS).write_text(sums, encoding="utf-8")
-    return Shipment(dest, files, hashlib.sha256(sums.encode()).hexdigest(), version, source.name, reqs)
+    return Shipment(dest, files, hashlib.sha256(sums.encode()).hexdigest(), version, source.name, reqs, left_out)
 
 
 def _build_backend(cache: Path) -> Path:

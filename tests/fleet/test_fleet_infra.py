@@ -808,3 +808,29 @@ def test_the_shipped_code_installs_offline_as_the_instances_do_and_a_changed_fil
     res = install(bad, tmp_path / "venv-bad")
     assert res.returncode != 0 and "SHA256SUMS: FAILED" in res.stdout + res.stderr
     assert not (tmp_path / "venv-bad").exists()
+
+
+def test_the_source_archive_is_the_same_bytes_for_the_same_tree(tmp_path):
+    """The shipped source: the tracked files, in a tar without owners or times, so the same tree gives the
+    same digest (and `fleet up` again uploads nothing); a file git does not track is named, not shipped."""
+    import tarfile
+
+    from quadfleet.coordinator.fleet import ship
+
+    root = ship.source_root()
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    first, second = ship.source_archive(root, __version__, a), ship.source_archive(root, __version__, b)
+    assert first.read_bytes() == second.read_bytes()
+    with tarfile.open(first) as tar:
+        names = tar.getnames()
+        assert all(m.mtime == 0 and m.uid == 0 and not m.uname for m in tar.getmembers())
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True).stdout.split()
+    assert sorted(names) == sorted(f"quadfleet-{__version__}/{n}" for n in tracked if (root / n).is_file())
+    stray = root / "worker" / "zz_untracked_for_test.py"
+    stray.write_text("x = 1\n")
+    try:
+        assert "worker/zz_untracked_for_test.py" in ship.untracked(root)
+    finally:
+        stray.unlink()
