@@ -1,4 +1,5 @@
-"""``quadfleet subsets OUT --out s3://DEST --queue-url Q``: the merge run by the fleet's own workers.
+"""``quadfleet subsets OUT --out s3://DEST --queue-url Q`` (and ``quadfleet tables``, the same with ``tables-*``
+tasks: the job's ``kind``): the merge run by the fleet's own workers.
 
 The tasks are those of a local run (:mod:`.runs`, :mod:`.ranges`, :mod:`.merge`), sent as messages on the
 work queue and run by ``quadfleet work`` next to extraction messages, with the same rules: a task's output
@@ -61,11 +62,18 @@ def message(task: str, job: str, **fields) -> str:
     return json.dumps({"quadfleet": 1, "task": task, "job": job, **fields}, separators=(",", ":"))
 
 
+def task_name(doc: dict, stage: str) -> str:
+    """``subsets-plan``, ``tables-range``, ...: the job's kind (its command) and the stage."""
+    return f"{doc.get('kind', 'subsets')}-{stage}"
+
+
 # -- the command's side: send the runs tasks, then wait -----------------------------------------------------
 
-def start(plan, out: str, dest: str, queue_url: str, send) -> tuple[str, bool]:
+def start(plan, out: str, dest: str, queue_url: str, send, kind: str = "subsets", groups=None,
+          options: dict | None = None) -> tuple[str, bool]:
     """Write the job under DEST and send its runs tasks (``send(body)``): the job's URL, and whether it was
-    new (a job already there is left to the tasks it has)."""
+    new (a job already there is left to the tasks it has). ``kind``: the command (subsets or tables), with
+    its ``groups`` of inputs and ``options`` (its options as a dict); by default the subsets'."""
     from ...worker.output.s3 import S3Store
 
     job = job_url(dest, plan.fingerprint)
@@ -73,20 +81,21 @@ def start(plan, out: str, dest: str, queue_url: str, send) -> tuple[str, bool]:
     if store.exists("job.json"):
         return job, False
     opts = plan.opts
-    groups = list(plan.inputs.groups(opts.memory_bytes))
+    groups = list(groups if groups is not None else plan.inputs.groups(opts.memory_bytes))
     for i, group in enumerate(groups):
         store.put_bytes(f"groups/g{i:05d}.json", json.dumps([_ref_doc(ref) for ref in group]).encode())
-    doc = {"out": out, "dest": dest, "fingerprint": plan.fingerprint, "groups": len(groups),
+    if options is None:
+        options = {"chunk_bytes": opts.chunk_bytes, "sample_pages": opts.sample_pages,
+                   "compression": opts.compression, "level": opts.level, "memory_bytes": opts.memory_bytes,
+                   "fan_in": opts.fan_in, "mode": opts.mode, "ranges": opts.ranges}
+    doc = {"kind": kind, "out": out, "dest": dest, "fingerprint": plan.fingerprint, "groups": len(groups),
            "inputs": len(plan.inputs.committed.ids), "skip": sorted(plan.done), "queue_url": queue_url,
-           "options": {"chunk_bytes": opts.chunk_bytes, "sample_pages": opts.sample_pages,
-                       "compression": opts.compression, "level": opts.level, "memory_bytes": opts.memory_bytes,
-                       "fan_in": opts.fan_in, "mode": opts.mode, "ranges": opts.ranges},
-           "started": time.time()}
+           "options": options, "started": time.time()}
     store.put_bytes("job.json", json.dumps(doc, indent=1).encode())
     S3Store(out).put_bytes(pointer_key(job), json.dumps({"job": job, "dest": dest, "fingerprint": plan.fingerprint,
                                                          "started": doc["started"]}).encode())
     for i in range(len(groups)):
-        send(message("subsets-runs", job, group=i))
+        send(message(task_name(doc, "runs"), job, group=i))
     return job, True
 
 
@@ -127,33 +136,46 @@ def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> 
     top = S3Store(dest)
     state = {"groups": 0, "runs_done": 0, "classes": None, "complete": [], "ranges": 0, "ranges_done": 0,
              "errors": [], "finished": False}
+    # job.json first, DEST/summary.json then: the last finish writes the summary before it deletes the job,
+    # so a job found gone is seen finished (read the other way round, a look between the two would see
+    # neither)
+    doc = _maybe(store, "job.json")
     try:
         state["finished"] = json.loads(top.read_bytes(SUMMARY)).get("fingerprint") == fingerprint
     except (FileNotFoundError, ValueError):
         pass
-    try:
-        doc = json.loads(store.read_bytes("job.json"))
-    except FileNotFoundError:
+    if doc is None:
         return state
     state["groups"] = doc["groups"]
     keys = store.list("")
     state["runs_done"] = sum(k.startswith("runs-done/") for k in keys)
     if "classes.json" in keys:
-        state["classes"] = json.loads(store.read_bytes("classes.json"))
-    for key in keys:
+        state["classes"] = _maybe(store, "classes.json")
+    for key in keys:  # a key listed may be gone when read (a finished class's files are deleted): skipped
         if key.startswith("classes/") and key.endswith("/plan.json"):
             if key not in planned:
-                planned[key] = json.loads(store.read_bytes(key))["count"]
+                plan = _maybe(store, key)
+                if plan is None:
+                    continue
+                planned[key] = plan["count"]
             state["ranges"] += planned[key]
         elif key.startswith("classes/") and "/ranges/" in key and key.endswith(".json"):
             state["ranges_done"] += 1
         elif key.startswith("errors/") and key.endswith(".json"):
-            err = json.loads(store.read_bytes(key))
+            err = _maybe(store, key) or {}
             final = err.get("permanent") or err.get("attempt", 1) >= (err.get("max_receive_count") or 1 << 30)
             state["errors"].append((key[7:-5], err.get("reason", ""), bool(final)))
     state["complete"] = [c for c in state["classes"] or ()
                          if (_summary(top, c) or {}).get("fingerprint") == fingerprint]
     return state
+
+
+def _maybe(store, key: str):
+    """A JSON object of the job, or None if it was deleted since it was listed."""
+    try:
+        return json.loads(store.read_bytes(key))
+    except (FileNotFoundError, ValueError):
+        return None
 
 
 def _summary(store, cls: str) -> dict | None:
@@ -192,8 +214,11 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
     work.mkdir(parents=True)
     ctx = Context(str(work), stopping, send)
     try:
-        {"subsets-runs": _runs, "subsets-compact": _compact, "subsets-plan": _plan, "subsets-range": _range,
-         "subsets-finish": _finish}[task](store, job, doc, fields, ctx)
+        kind, stage = task.split("-", 1)
+        if kind != doc.get("kind", "subsets"):
+            raise TaskError(f"a {task} task for a {doc.get('kind', 'subsets')} job")
+        {"runs": _runs, "compact": _compact, "plan": _plan, "range": _range, "finish": _finish}[stage](
+            store, job, doc, fields, ctx)
     except InputFileError as exc:
         raise TaskError(str(exc)) from None
     finally:
@@ -201,6 +226,10 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
 
 
 def _options(doc: dict):
+    if doc.get("kind") == "tables":
+        from ..tables.options import TableOptions
+
+        return TableOptions(**{**doc["options"], "classes": tuple(doc["options"]["classes"])})
     from .merge import MergeOptions
 
     return MergeOptions(**doc["options"])
@@ -216,8 +245,15 @@ def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     if not store.exists(f"runs-done/{name}.json"):
         opts = _options(doc)
         group = [_ref(r) for r in json.loads(store.read_bytes(f"groups/{name}.json"))]
-        res = make_runs(group, fetcher(doc["out"], ctx.scratch), ctx.scratch, opts.memory_bytes, name, opts.mode,
-                        frozenset(doc["skip"]), ctx.check)
+        fetch = fetcher(doc["out"], ctx.scratch)
+        if doc.get("kind") == "tables":
+            from ..tables.runs import make_table_runs
+
+            res = make_table_runs(group, fetch, ctx.scratch, opts.memory_bytes, name, opts.classes,
+                                  frozenset(doc["skip"]), ctx.check)
+        else:
+            res = make_runs(group, fetch, ctx.scratch, opts.memory_bytes, name, opts.mode, frozenset(doc["skip"]),
+                            ctx.check)
         keys = {}
         for cls, paths in res.pop("runs").items():
             keys[cls] = []
@@ -228,10 +264,10 @@ def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
                 keys[cls].append(key)
         store.put_bytes(f"runs-done/{name}.json", json.dumps({**res, "runs": keys}).encode())
     if len(store.list("runs-done/")) == doc["groups"] and not store.exists("stage/plan"):
-        _send_plans(store, job, ctx)
+        _send_plans(store, job, doc, ctx)
 
 
-def _send_plans(store, job: str, ctx: Context) -> None:
+def _send_plans(store, job: str, doc: dict, ctx: Context) -> None:
     """Every runs task is committed: each class's figures summed once over their commits (as a local run
     sums its runs tasks' results) into ``classes/<Class>/runs.json``, then one plan task per class."""
     from .schedule import ClassWork
@@ -244,11 +280,11 @@ def _send_plans(store, job: str, ctx: Context) -> None:
     order = sorted(classes.values(), key=lambda cl: (-cl.quads, cl.name))
     for cl in order:
         store.put_bytes(f"classes/{cl.name}/runs.json", json.dumps(
-            {k: getattr(cl, k) for k in ("runs", "quads", "bad_lines", "inputs", "line_bytes", "packed", "raw")}
-        ).encode())
+            {**{k: getattr(cl, k) for k in ("runs", "quads", "bad_lines", "inputs", "line_bytes", "packed", "raw")},
+             "columns": sorted(cl.columns)}).encode())
     store.put_bytes("classes.json", json.dumps([cl.name for cl in order]).encode())
     for cl in order:
-        ctx.send(message("subsets-plan", job, **{"class": cl.name}))
+        ctx.send(message(task_name(doc, "plan"), job, **{"class": cl.name}))
     store.put_bytes("stage/plan", str(time.time()).encode())
 
 
@@ -265,7 +301,7 @@ def _plan(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         runs, level = _current_runs(store, cls, got)
         opts = _options(doc)
         if len(runs) > opts.fan_in:
-            _send_compacts(store, job, cls, runs, level, opts.fan_in, ctx)
+            _send_compacts(store, job, doc, cls, runs, level, opts.fan_in, ctx)
             return
         got["runs"] = runs
         paths = []
@@ -281,7 +317,7 @@ def _plan(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     if not store.exists(f"stage/{cls}/ranges"):
         count = json.loads(store.read_bytes(key))["count"]
         for r in range(count):
-            ctx.send(message("subsets-range", job, **{"class": cls, "range": r}))
+            ctx.send(message(task_name(doc, "range"), job, **{"class": cls, "range": r}))
         store.put_bytes(f"stage/{cls}/ranges", str(time.time()).encode())
 
 
@@ -294,7 +330,8 @@ def _current_runs(store, cls: str, got: dict) -> tuple[list[str], int]:
     return done["runs"], done["level"] + 1
 
 
-def _send_compacts(store, job: str, cls: str, runs: list[str], level: int, fan_in: int, ctx: Context) -> None:
+def _send_compacts(store, job: str, doc: dict, cls: str, runs: list[str], level: int, fan_in: int,
+                   ctx: Context) -> None:
     """More runs than the fan-in: merge them ``fan_in`` at a time first (as a local run does), so that
     each range task fetches a few spans, not one ranged GET per run the runs tasks wrote. The groups are
     written once (``classes/<Class>/compact/L.json``), then one compact task per group is sent."""
@@ -305,7 +342,7 @@ def _send_compacts(store, job: str, cls: str, runs: list[str], level: int, fan_i
                                          for i in range(count)]).encode())
     if not store.exists(f"stage/{cls}/compact-{level}"):
         for g in range(len(json.loads(store.read_bytes(key)))):
-            ctx.send(message("subsets-compact", job, **{"class": cls, "level": level, "group": g}))
+            ctx.send(message(task_name(doc, "compact"), job, **{"class": cls, "level": level, "group": g}))
         store.put_bytes(f"stage/{cls}/compact-{level}", str(time.time()).encode())
 
 
@@ -337,7 +374,7 @@ def _compact(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         for run in (run for group in groups for run in group):
             store.delete(run)
             store.delete(run + ".idx")
-        ctx.send(message("subsets-plan", job, **{"class": cls}))
+        ctx.send(message(task_name(doc, "plan"), job, **{"class": cls}))
         store.put_bytes(f"stage/{cls}/compacted-{level}", str(time.time()).encode())
 
 
@@ -372,14 +409,22 @@ def _range(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         build = ctx.scratch / "build"
         build.mkdir()
         dest = open_dest(doc["dest"], ctx.scratch)
-        merge_range(cls, r, spans, ctx.scratch, build, opts, on_part=lambda path: dest.part_done(cls, path),
-                    progress=ctx.check)
+        if doc.get("kind") == "tables":
+            from ..tables.write import merge_range as merge_tables_range
+
+            columns = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))["columns"]
+            merge_tables_range(cls, r, spans, ctx.scratch, build, opts, columns,
+                               on_file=lambda path, name: dest.part_done(cls, path, name), progress=ctx.check)
+        else:
+            merge_range(cls, r, spans, ctx.scratch, build, opts, on_part=lambda path: dest.part_done(cls, path),
+                        progress=ctx.check)
         folder = build / RANGES_DIR
-        for suffix in (".lookup.csv", ".sites.csv", ".sample.nq", ".json"):  # the figures last: the commit
-            store.put_file(f"{stem}{suffix}", str(folder / f"{r:05d}{suffix}"))
+        made = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != f"{r:05d}.json")
+        for path in made + [folder / f"{r:05d}.json"]:  # the figures last: the range's commit
+            store.put_file(f"classes/{cls}/ranges/{path.relative_to(folder).as_posix()}", str(path))
     done = sum(k.endswith(".json") for k in store.list(f"classes/{cls}/ranges/"))
     if done == planned["count"] and not store.exists(f"stage/{cls}/finish"):
-        ctx.send(message("subsets-finish", job, **{"class": cls}))
+        ctx.send(message(task_name(doc, "finish"), job, **{"class": cls}))
         store.put_bytes(f"stage/{cls}/finish", str(time.time()).encode())
 
 
@@ -400,18 +445,31 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         opts = _options(doc)
         build = ctx.scratch / "build"
         (build / RANGES_DIR).mkdir(parents=True)
-        for key in store.list(f"classes/{cls}/ranges/"):
-            store.download(key, str(build / RANGES_DIR / key.rsplit("/", 1)[1]))
-        task_finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
-                    summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
-                                  fleet=True, compacted_to=len(planned["runs"])))
+        base = f"classes/{cls}/ranges/"
+        for key in store.list(base):  # each range's files, in their folders (a table range's key runs)
+            target = build / RANGES_DIR / key[len(base):]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            store.download(key, str(target))
+        finish = task_finish
+        if doc.get("kind") == "tables":
+            from ..tables.tasks import task_table_finish as finish
+        finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
+               summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
+                             fleet=True, compacted_to=len(planned["runs"])))
     for folder in (f"runs/{cls}/", f"classes/{cls}/"):
         for key in store.list(folder):
             store.delete(key)
     order = json.loads(store.read_bytes("classes.json"))
     if all((dest.read_summary(c) or {}).get("fingerprint") == doc["fingerprint"] for c in order):
-        write_top(dest, doc["out"], doc["dest"], doc["inputs"], sorted(set(order) | set(doc["skip"])), {},
-                  doc["fingerprint"])
+        names = sorted(set(order) | set(doc["skip"]))
+        if doc.get("kind") == "tables":
+            from ..tables.run import TablesResult, write_top as write_tables_top
+
+            empty = sorted(set(doc["options"]["classes"]) - set(names))
+            write_tables_top(dest, doc["out"], doc["dest"], TablesResult(doc["dest"], inputs=doc["inputs"]), names,
+                             empty, doc["fingerprint"])
+        else:
+            write_top(dest, doc["out"], doc["dest"], doc["inputs"], names, {}, doc["fingerprint"])
         for key in store.list(""):
             if key != "job.json":
                 store.delete(key)

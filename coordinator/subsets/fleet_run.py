@@ -1,4 +1,5 @@
-"""The command's side of a merge on the fleet: decide the job, send its runs tasks, wait with progress.
+"""The command's side of a merge on the fleet (``subsets`` or ``tables`` with ``--queue-url``): decide the
+job, send its runs tasks, wait with progress.
 
 The merge itself goes on without this process (:mod:`.fleet`): waiting only reads the job's state under
 DEST, so Ctrl-C, ``--no-wait`` or a closed laptop stop nothing; the same command again waits for the same
@@ -13,11 +14,20 @@ from .fleet import POLL, progress, start
 from .run import SubsetsError, prepare, say_skipped
 
 
-def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console, show_progress: bool) -> int:
+def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console, show_progress: bool,
+                 kind: str = "subsets") -> int:
+    """``quadfleet subsets`` (or ``tables``, ``kind``) ``--queue-url``: the exit status."""
     from ...worker.aws import client, region_of_queue, require, retried
 
     started = time.monotonic()
-    plan = prepare(out, dest, opts)
+    groups = options = None
+    if kind == "tables":
+        from ..tables.run import data_groups, fleet_options, prepare as prepare_tables
+
+        plan, _ = prepare_tables(out, dest, opts)
+        groups, options = data_groups(plan.inputs, opts.memory_bytes), fleet_options(opts)
+    else:
+        plan = prepare(out, dest, opts)
     say_skipped(console, plan.skipped)
     if plan.everything:
         console.print(f"every class of {out} is already merged in {dest}", markup=False, highlight=False)
@@ -30,7 +40,7 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
                 f"{queue_url}: cannot send a task")
         sent[0] += 1
 
-    job, new = start(plan, out, dest, queue_url, send)
+    job, new = start(plan, out, dest, queue_url, send, kind, groups, options)
     if new:
         console.print(f"merge job {job}: {plural(sent[0], 'runs task')} sent to {queue_url} "
                       f"({plural(len(plan.inputs.committed.ids), 'input')}); `quadfleet work` runs them",
@@ -62,7 +72,7 @@ def _wait(job: str, dest: str, fingerprint: str, console, show_progress: bool, s
         final = [(task, reason) for task, reason, done in state["errors"] if done]
         if final:
             for task, reason in final:
-                console.print(f"quadfleet: subsets: task {task} failed for good: {reason}", markup=False,
+                console.print(f"quadfleet: task {task} failed for good: {reason}", markup=False,
                               highlight=False, soft_wrap=True)
             return 1
         if state["finished"]:
@@ -70,5 +80,5 @@ def _wait(job: str, dest: str, fingerprint: str, console, show_progress: bool, s
                           f"({time.monotonic() - started:.1f} s)", markup=False, highlight=False)
             return 0
         if not state["groups"] and not state["finished"]:
-            raise SubsetsError(f"subsets: {job}: the job is gone but {dest}/summary.json does not say it finished")
+            raise SubsetsError(f"{job}: the job is gone but {dest}/summary.json does not say it finished")
         time.sleep(POLL)

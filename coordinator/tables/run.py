@@ -82,31 +82,49 @@ def fingerprint(inputs: MergeInputs, identity: dict) -> str:
     return h.hexdigest()
 
 
+def prepare(out: str, dest: str, opts: TableOptions):
+    """What a tables run will do (:class:`~..subsets.run.Plan`, as for the subsets) and the classes known to
+    have no row in these inputs; TablesError when there is nothing to make."""
+    from ..report.stats import open_store
+
+    if not opts.classes:
+        raise TablesError("tables: no class to make tables of: [subsets] classes is empty")
+    check_locations(out, dest)
+    store = open_store(out)
+    committed = list_committed(store)
+    if not committed.ids:
+        raise TablesError(f"tables: {out}: no committed input (no done/<id> markers): nothing to read")
+    inputs = list_inputs(store, committed)
+    dest_store = open_dest(dest, None)
+    fp = fingerprint(inputs, opts.identity())
+    done = subsets_run.complete(dest_store, fp)
+    top = dest_store.read_top() or {}
+    empty = set(top.get("empty") or ()) if top.get("fingerprint") == fp else set()
+    wanted = set(opts.classes)
+    everything = not (wanted - done - empty)
+    return subsets_run.Plan(store, dest_store, inputs, opts, fp, done, everything,
+                            sorted(wanted & done)), empty
+
+
+def fleet_options(opts: TableOptions) -> dict:
+    """The options a fleet job carries (``TableOptions(**them)`` again on the workers)."""
+    import dataclasses
+
+    return {**dataclasses.asdict(opts), "classes": list(opts.classes)}
+
+
 def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp: str | None = None,
                console=None, show_progress: bool = True) -> TablesResult:
     """Make the tables of every class in ``opts.classes`` from ``out`` into ``dest`` (a directory or
     ``s3://BUCKET/PREFIX`` each)."""
     from rich.console import Console
 
-    from ..report.stats import open_store
-
     console = console or Console(stderr=True)
-    if not opts.classes:
-        raise TablesError("tables: no class to make tables of: [subsets] classes is empty")
-    check_locations(out, dest)
     started = time.monotonic()
-    store = open_store(out)
-    committed = list_committed(store)
-    if not committed.ids:
-        raise TablesError(f"tables: {out}: no committed input (no done/<id> markers): nothing to read")
-    result = TablesResult(dest=dest, inputs=len(committed.ids))
-    inputs = list_inputs(store, committed)
+    plan, empty = prepare(out, dest, opts)
+    inputs, dest_store, fp, done = plan.inputs, plan.dest_store, plan.fingerprint, plan.done
+    result = TablesResult(dest=dest, inputs=len(inputs.committed.ids))
     print_ = lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
-    dest_store = open_dest(dest, None)
-    fp = fingerprint(inputs, opts.identity())
-    done = subsets_run.complete(dest_store, fp)
-    top = dest_store.read_top() or {}
-    empty = set(top.get("empty") or ()) if top.get("fingerprint") == fp else set()
     wanted = set(opts.classes)
     result.skipped = sorted(wanted & done)
     if result.skipped:
@@ -130,7 +148,7 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
     else:
         empty &= wanted
     names = sorted(set(result.skipped) | {c["class"] for c in result.merged})
-    _write_top(dest_store, out, dest, result, names, sorted(empty & wanted), fp)
+    write_top(dest_store, out, dest, result, names, sorted(empty & wanted), fp)
     result.seconds = time.monotonic() - started
     return result
 
@@ -142,7 +160,7 @@ def _describe(res: dict) -> str:
             f"{res['bytes'] / 1e6:,.1f} MB")
 
 
-def _write_top(dest_store, out: str, dest: str, result: TablesResult, names: list[str], empty: list[str],
+def write_top(dest_store, out: str, dest: str, result: TablesResult, names: list[str], empty: list[str],
                fp: str) -> None:
     """``DEST/summary.json``: every class made (with totals), the classes without a row, the failed ones."""
     classes = {}

@@ -431,17 +431,13 @@ def cmd_subsets(args) -> int:
     if args.ranges is not None and args.ranges < 1:
         raise UsageError("subsets: --ranges must be at least 1")
     out, dest = _merge_locations("subsets", args, default_dest)
-    if args.queue_url and not (out.startswith("s3://") and dest.startswith("s3://")):
-        raise UsageError("subsets: --queue-url: the fleet reads OUT and writes DEST on S3: give s3:// URLs for both")
-    if args.no_wait and not args.queue_url:
-        raise UsageError("subsets: --no-wait goes with --queue-url (a local merge always waits)")
+    _check_fleet_merge("subsets", args, out, dest)
     opts = MergeOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), sample_pages=args.sample_pages,
                         compression=args.compression, memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in,
                         mode=args.mode, ranges=args.ranges)
     if args.queue_url:
         from ..coordinator.subsets.fleet_run import run_on_fleet
 
-        _require_aws("subsets", args.queue_url)
         return run_on_fleet(out, dest, opts, args.queue_url, wait=not args.no_wait, console=console(stderr=True),
                             show_progress=not args.quiet)
     result = run_subsets(out, dest, opts, args.processes, args.tmp, console(stderr=True),
@@ -449,6 +445,17 @@ def cmd_subsets(args) -> int:
     print(f"{plural(len(result.merged), 'class', 'classes')} merged, {len(result.skipped)} already merged, "
           f"{len(result.failed)} failed; outputs in {result.dest} ({result.seconds:.1f} s)", file=sys.stderr)
     return 1 if result.failed else 0
+
+
+def _check_fleet_merge(command: str, args, out: str, dest: str) -> None:
+    """--queue-url and --no-wait of a merge: S3 locations, credentials and a region, before anything is read."""
+    if args.queue_url and not (out.startswith("s3://") and dest.startswith("s3://")):
+        raise UsageError(f"{command}: --queue-url: the fleet reads OUT and writes DEST on S3: give s3:// URLs "
+                         "for both")
+    if args.no_wait and not args.queue_url:
+        raise UsageError(f"{command}: --no-wait goes with --queue-url (a local merge always waits)")
+    if args.queue_url:
+        _require_aws(command, args.queue_url)
 
 
 def cmd_tables(args) -> int:
@@ -461,9 +468,15 @@ def cmd_tables(args) -> int:
     if args.ranges is not None and args.ranges < 1:
         raise UsageError("tables: --ranges must be at least 1")
     out, dest = _merge_locations("tables", args, default_dest)
+    _check_fleet_merge("tables", args, out, dest)
     opts = TableOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), ranges=args.ranges, min_rows=args.min_rows,
                         json=args.format == "json", classes=_table_classes(args, out),
                         memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in)
+    if args.queue_url:
+        from ..coordinator.subsets.fleet_run import run_on_fleet
+
+        return run_on_fleet(out, dest, opts, args.queue_url, wait=not args.no_wait, console=console(stderr=True),
+                            show_progress=not args.quiet, kind="tables")
     result = run_tables(out, dest, opts, args.processes, args.tmp, console(stderr=True),
                         show_progress=not args.quiet)
     print(f"{plural(len(result.merged), 'class', 'classes')} made, {len(result.skipped)} already made, "

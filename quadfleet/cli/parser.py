@@ -313,6 +313,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "task of its own, so many processes make one class's tables at once")
     tb.add_argument("--ranges", type=int, default=None, metavar="N",
                     help="instead of --chunk-mb: cut every class into N parts (host ranges) of about equal size")
+    tb.add_argument("--queue-url", metavar="Q",
+                    help="make the tables on the fleet: the tasks go on this work queue and `quadfleet work` runs "
+                         "them (OUT and DEST on S3); the command waits with progress")
+    tb.add_argument("--no-wait", action="store_true",
+                    help="with --queue-url: return once the tasks are sent (the fleet goes on; rerun to wait)")
     tb.add_argument("--config", metavar="FILE",
                     help="a TOML file whose [subsets] classes to make tables of (default: the run's own)")
     _add_merge_options(tb, "rows")

@@ -137,3 +137,36 @@ def test_a_poison_task_is_dead_lettered_and_the_command_says_why(fleet, extracte
     assert "Traceback" not in res.stderr + worker.log()
     wait_until(lambda: fleet.counts(dlq)[0] == 1, 30, "the poison task in the dead-letter queue")
     assert not any(k.endswith("summary.json") for k in fleet.keys("s3://out/poison-merged"))
+
+
+def test_tables_on_the_fleet_make_the_local_tables(fleet, extracted, tmp_path):
+    """`quadfleet tables --queue-url`: the same tasks (runs, compact, plan, range, finish) as tables-* messages,
+    run by two `quadfleet work` processes: every file under DEST equals the local one-process run's (Parquet
+    parts of each host range, JSON tables uploaded by range tasks, lookup, tables.csv), the summaries but for
+    how they were made, and nothing of the job is left."""
+    out_dir, _ = extracted
+    for path in sorted(p for p in out_dir.rglob("*") if p.is_file()):
+        fleet.put("out", f"tabrun/{path.relative_to(out_dir).as_posix()}", path)
+    args = ["--format", "json", "--memory-mb", "0.05", "--fan-in", "4", "--chunk-mb", "0.02", "--quiet"]
+    local = tmp_path / "local-tables"
+    res = subprocess.run(CLI + ["tables", str(out_dir), "--out", str(local), "--processes", "1", *args],
+                         env=fleet.env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    url, dlq = fleet.create_queue("tables")
+    workers = [fleet.worker(url, processes=1, idle_exit=None) for _ in range(2)]
+    dest = "s3://out/tabled"
+    res = fleet.cli("tables", "s3://out/tabrun", "--out", dest, "--queue-url", url, *args, timeout=240)
+    logs = "".join(w.log() for w in workers)
+    assert res.returncode == 0, res.stderr + logs
+    assert "task tables-range" in logs and "task tables-compact" in logs, logs[-2000:]
+    want = {p.relative_to(local).as_posix(): p.read_bytes() for p in local.rglob("*")
+            if p.is_file() and ".tmp" not in p.relative_to(local).parts}
+    assert sum(k.endswith(".parquet") for k in want) >= 5 and any("/json/" in k for k in want)
+    assert fleet.keys(dest) == set(want)  # nothing stray, nothing of the job left
+    for key, data in want.items():
+        got = fleet.read(dest, key)
+        if key.endswith("summary.json"):
+            assert _summary(json.loads(got)) == _summary(json.loads(data)), key
+        else:
+            assert got == data, key
+    assert fleet.counts(dlq) == (0, 0)

@@ -35,8 +35,10 @@ def shown(value, limit: int = SHOWN) -> str:
 
 
 # A merge task and its own fields: a group of inputs to sort, a class to plan or finish, a range to merge.
-TASK_FIELDS = {"subsets-runs": ("group",), "subsets-compact": ("class", "level", "group"),
-               "subsets-plan": ("class",), "subsets-range": ("class", "range"), "subsets-finish": ("class",)}
+_STAGES = {"runs": ("group",), "compact": ("class", "level", "group"), "plan": ("class",),
+           "range": ("class", "range"), "finish": ("class",)}
+# A merge's task messages (``quadfleet subsets`` or ``quadfleet tables`` with --queue-url): the stage's fields.
+TASK_FIELDS = {f"{kind}-{stage}": fields for kind in ("subsets", "tables") for stage, fields in _STAGES.items()}
 _CLASS = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,99}\Z")
 
 
