@@ -271,16 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     ss.add_argument("out_dir", metavar="OUT", help="the run's output directory or s3://BUCKET/PREFIX")
     ss.add_argument("--out", dest="dest", metavar="DEST",
                     help="where the datasets go, a directory or s3://BUCKET/PREFIX (default OUT/subsets-merged)")
-    ss.add_argument("--chunk-mb", type=float, default=100.0,
-                    help="parts of about this many compressed MB (default 100): each part is a range of PLDs "
-                         "merged as a task of its own, so many processes merge one class at once")
-    ss.add_argument("--ranges", type=int, default=None, metavar="N",
-                    help="instead of --chunk-mb: cut every class into N parts (PLD ranges) of about equal size")
-    ss.add_argument("--queue-url", metavar="Q",
-                    help="run the merge on the fleet: its tasks go on this work queue and `quadfleet work` runs them "
-                         "(OUT and DEST on S3); the command waits with progress")
-    ss.add_argument("--no-wait", action="store_true",
-                    help="with --queue-url: return once the tasks are sent (the fleet goes on; rerun to wait)")
+    _add_range_options(ss, "compressed MB", "PLDs")
     ss.add_argument("--mode", choices=("page", "entity"), default=None,
                     help="which quads of a page go to its classes: all of them (page, WDC's rule) or those "
                          "reachable from the class's entities (entity); default: the extraction's [subsets] mode")
@@ -308,16 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     tb.add_argument("--format", choices=("parquet", "json"), default="parquet",
                     help="parquet: Parquet parts only (default); json: also json/<host>.json.gz per table")
     tb.add_argument("--min-rows", type=int, default=1, help="leave out tables with fewer rows (default 1)")
-    tb.add_argument("--chunk-mb", type=float, default=100.0,
-                    help="parts of about this many MB (default 100): each part is a range of hosts merged as a "
-                         "task of its own, so many processes make one class's tables at once")
-    tb.add_argument("--ranges", type=int, default=None, metavar="N",
-                    help="instead of --chunk-mb: cut every class into N parts (host ranges) of about equal size")
-    tb.add_argument("--queue-url", metavar="Q",
-                    help="make the tables on the fleet: the tasks go on this work queue and `quadfleet work` runs "
-                         "them (OUT and DEST on S3); the command waits with progress")
-    tb.add_argument("--no-wait", action="store_true",
-                    help="with --queue-url: return once the tasks are sent (the fleet goes on; rerun to wait)")
+    _add_range_options(tb, "MB of Parquet", "hosts")
     tb.add_argument("--config", metavar="FILE",
                     help="a TOML file whose [subsets] classes to make tables of (default: the run's own)")
     _add_merge_options(tb, "rows")
@@ -339,6 +321,20 @@ def build_parser() -> argparse.ArgumentParser:
                          "extra), the queue, two `quadfleet work` processes, status, stats; the run copied into DIR")
     sm.set_defaults(func=commands.cmd_sample)
     return ap
+
+
+def _add_range_options(p, size: str, keys: str) -> None:
+    """How ``subsets`` and ``tables`` cut a class into key ranges (PLDs, hosts), and run them on the fleet."""
+    p.add_argument("--chunk-mb", type=float, default=100.0,
+                   help=f"parts of about this many {size} (default 100): each part is a range of {keys} merged as "
+                        "a task of its own, so many processes merge one class at once")
+    p.add_argument("--ranges", type=int, default=None, metavar="N",
+                   help=f"instead of --chunk-mb: cut every class into N parts (ranges of {keys}) of about equal size")
+    p.add_argument("--queue-url", metavar="Q",
+                   help="run the merge on the fleet: its tasks go on this work queue and `quadfleet work` runs them "
+                        "(OUT and DEST on S3); the command waits with progress")
+    p.add_argument("--no-wait", action="store_true",
+                   help="with --queue-url: return once the tasks are sent (the fleet goes on; rerun to wait)")
 
 
 def _add_merge_options(p, what: str) -> None:
