@@ -144,9 +144,7 @@ def up(args) -> int:
                    or previous.get("OutputBucketName") or (fleet.outputs(stack).get("OutputBucket") if stack else ""))
     if shipment is not None and code_bucket:
         _upload_shipment(fleet, shipment, code_bucket, values.get("PackagePrefix") or previous.get("PackagePrefix"))
-        shipped = True
-    else:
-        shipped = shipment is None
+        shipment = None  # shipped
 
     started = time.time() - 120  # allows for clock skew: events are stamped by AWS
     input_bucket = values.get("InputBucket") or previous.get("InputBucket") or "commoncrawl"
@@ -159,7 +157,7 @@ def up(args) -> int:
         full.update(values)
         params = [{"ParameterKey": k, "ParameterValue": v} for k, v in full.items()]
         fleet.say(f"creating stack {args.stack} (quadfleet {values['QuadfleetVersion']} workers, "
-                  + ("from PyPI)" if args.from_pypi else f"the code shipped: SHA256SUMS {shipment.digest[:12]}…)"))
+                  + ("from PyPI)" if args.from_pypi else f"the code shipped: SHA256SUMS {values['PackageDigest'][:12]}…)"))
         aws_call(f"stack {args.stack}", fleet.cfn.create_stack, StackName=args.stack, TemplateBody=template_body,
              Parameters=params, Capabilities=["CAPABILITY_IAM"])
         verb = "create"
@@ -193,7 +191,7 @@ def up(args) -> int:
                     if verb == "create" else "the stack is as it was before")
             raise FleetError(f"stack {args.stack}: {verb} failed ({status}): {fleet.failure_reason(started)}; {hint}")
     outputs = fleet.outputs(stack)
-    if not shipped:  # the stack made the output bucket: the code goes there before any instance starts
+    if shipment is not None:  # the stack made the output bucket: the code goes there before any instance starts
         _upload_shipment(fleet, shipment, outputs["OutputBucket"], values.get("PackagePrefix"))
     group = outputs.get("AutoScalingGroupName", f"{args.stack}-workers")
     if args.size is not None:
