@@ -120,9 +120,9 @@ def target_environment(arch: str) -> dict[str, str]:
             "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": ""}
 
 
-def worker_requirements(arch: str) -> list[str]:
+def worker_requirements(arch: str, extra: str = "") -> list[str]:
     """``name==version`` of every distribution a worker needs, at the versions installed here: quadfleet's
-    own requirements (no extra) and theirs, markers evaluated for the instances."""
+    own requirements (with ``extra``'s, if given) and theirs, markers evaluated for the instances."""
     import importlib.metadata as md
 
     from packaging.requirements import Requirement
@@ -130,11 +130,10 @@ def worker_requirements(arch: str) -> list[str]:
 
     env = target_environment(arch)
     pinned: dict[str, str] = {}
-    todo = [Requirement(r) for r in md.requires("quadfleet") or ()]
+    todo = [r for r in map(Requirement, md.requires("quadfleet") or ())
+            if r.marker is None or r.marker.evaluate({**env, "extra": extra})]
     while todo:
         req = todo.pop()
-        if req.marker is not None and not req.marker.evaluate(env):
-            continue
         name = canonicalize_name(req.name)
         if name in pinned:
             continue
@@ -144,7 +143,7 @@ def worker_requirements(arch: str) -> list[str]:
             raise FleetError(f"{req.name} (a dependency of the workers) is not installed here, so its version "
                              "cannot be pinned: pip install -e . first") from None
         pinned[name] = dist.version
-        todo += [Requirement(r) for r in dist.requires or ()]
+        todo += [r for r in map(Requirement, dist.requires or ()) if r.marker is None or r.marker.evaluate(env)]
     return [f"{name}=={version}" for name, version in sorted(pinned.items())]
 
 
@@ -296,32 +295,17 @@ def measure_install(arch: str = "x86_64") -> dict:
     import tempfile
     import time
 
-    from packaging.requirements import Requirement
 
     out = {}
     with tempfile.TemporaryDirectory(prefix="quadfleet-measure-") as tmp:
         folder = Path(tmp) / "code"
         shipment = build(arch, md.version("quadfleet"), folder)
-        report = [f"{r.name}" for r in map(Requirement, md.requires("quadfleet") or ()) if r.marker is not None
-                  and "report" in str(r.marker)]
-        extra = []
-        if report:  # the report extra's closure, at the versions installed here, as wheels beside the others
-            seen = set()
-            todo = list(report)
-            while todo:
-                name = todo.pop()
-                if name.lower() in seen:
-                    continue
-                seen.add(name.lower())
-                dist = md.distribution(name)
-                extra.append(f"{dist.metadata['Name']}=={dist.version}")
-                env = target_environment(arch)
-                todo += [Requirement(r).name for r in dist.requires or ()
-                         if Requirement(r).marker is None or Requirement(r).marker.evaluate(env)]
+        extra = sorted(set(worker_requirements(arch, "report")) - set(worker_requirements(arch)))
+        if extra:  # the report extra's own distributions, as wheels beside the others
             _download(extra, arch, CACHE)
             for req in extra:
-                wheel = _pick(CACHE, req, arch)
-                shutil.copy(wheel, folder / wheel.name)
+                shutil.copy(_pick(CACHE, req, arch), folder)
+        report = [r.partition("==")[0] for r in extra]
         for label, what in (("worker", [shipment.source]), ("worker+report", [shipment.source, *report])):
             venv = Path(tmp) / label
             started = time.monotonic()

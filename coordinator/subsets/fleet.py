@@ -147,7 +147,9 @@ def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> 
     if doc is None:
         return state
     state["groups"] = doc["groups"]
-    keys = store.list("")
+    # not the whole job: its runs/ are most of its objects (every run and index of every class), and this
+    # is looked at every POLL seconds while the command waits ("classes" is classes.json and classes/)
+    keys = {k: None for folder in ("runs-done/", "classes", "errors/") for k in store.list(folder)}
     state["runs_done"] = sum(k.startswith("runs-done/") for k in keys)
     if "classes.json" in keys:
         state["classes"] = _maybe(store, "classes.json")
