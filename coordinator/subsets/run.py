@@ -30,7 +30,7 @@ from .dest import open_dest
 from .inputs import MergeInputs, list_committed, list_inputs
 from .merge import MergeOptions
 from .schedule import Job, run_job
-from .tasks import task_finish, task_plan, task_range, task_runs
+from .tasks import task_finish, task_range, task_runs
 
 DEFAULT_DEST = "subsets-merged"   # DEST when --out is not given: OUT/subsets-merged
 
@@ -162,7 +162,6 @@ def _job(out: str, dest: str, opts: MergeOptions, skip: frozenset[str]) -> Job:
     return Job(
         "subsets", task_runs,
         lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"g{i}", opts.mode, skip),
-        task_plan,
         task_range, lambda cl, r, spans, spill, build, base: (cl.name, r, spans, spill, build, dest, base, opts),
         task_finish, lambda cl, base, extra: (cl.name, cl.build, cl.ranges, dest, base, opts, extra),
         lambda res: (f"{plural(res['pages'], 'page')}, {plural(res['entities'], 'entity', 'entities')}, "

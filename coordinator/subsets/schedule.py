@@ -30,7 +30,8 @@ from ...worker.output.layout import SCRATCH_DIR
 from ...worker.output.scratch import RunScratch
 from ..screen import plural
 from .merge import discard_runs
-from .tasks import CPU_KEY, DIED, call, init_pool, outcome, set_progress, summary_extra, task_compact
+from .tasks import (CPU_KEY, DIED, call, init_pool, outcome, set_progress, summary_extra, task_compact,
+                    task_plan)
 
 
 @dataclass
@@ -72,7 +73,7 @@ class ClassWork:
 @dataclass
 class Job:
     """What one command's tasks are. ``runs_args(i, group, spill)`` gives a runs task's arguments; each class
-    found is then planned (``plan_fn(runs, sizing)``: its key ranges), its ranges merged
+    found is then compacted and planned (the same tasks for every command), its ranges merged
     (``range_args(cl, r, spans, spill, build, build_base)`` for ``range_fn``) and finished
     (``finish_args(cl, build_base, extra)`` for ``finish_fn``); ``describe(summary)`` is the line printed per
     finished class."""
@@ -80,7 +81,6 @@ class Job:
     label: str
     runs_fn: Callable
     runs_args: Callable
-    plan_fn: Callable
     range_fn: Callable
     range_args: Callable
     finish_fn: Callable
@@ -172,7 +172,7 @@ class Scheduler:
                 discard_runs(c.runs)
 
     def _submit(self, pool, kind: str, c, args) -> None:
-        fn = {"runs": self.job.runs_fn, "compact": task_compact, "plan": self.job.plan_fn,
+        fn = {"runs": self.job.runs_fn, "compact": task_compact, "plan": task_plan,
               "range": self.job.range_fn, "finish": self.job.finish_fn}[kind]
         if pool is None:
             self.done_q.put((kind, c, call(fn, args)))

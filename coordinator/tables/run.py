@@ -27,7 +27,6 @@ from ..subsets import run as subsets_run
 from ..subsets.dest import open_dest
 from ..subsets.inputs import InputRef, MergeInputs, list_committed, list_inputs
 from ..subsets.schedule import Job, run_job
-from ..subsets.tasks import task_plan
 from .tasks import task_table_finish, task_table_range, task_table_runs
 from .options import TableOptions
 
@@ -136,7 +135,6 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
         classes = tuple(c for c in opts.classes if c in todo)
         job = Job("tables", task_table_runs,
                   lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"t{i}", classes, skip),
-                  task_plan,
                   task_table_range, lambda cl, r, spans, spill, build, base: (cl.name, r, spans, spill, build, dest,
                                                                              base, opts, sorted(cl.columns)),
                   task_table_finish, lambda cl, base, extra: (cl.name, cl.build, cl.ranges, dest, base, opts, extra),
