@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How long and how much memory does ``quadfleet stats`` need for a crawl-sized run?
 
-Generates ``--files`` synthetic per-input statistics files (``stats/<id>.json`` + ``done/<id>``, as
+Generates ``--files`` synthetic per-input statistics files (``stats/<id>.json.gz`` + ``done/<id>``, as
 ``quadfleet extract`` and the fleet write them) in a temporary directory, then runs, in a fresh process, the
 same ``run_stats`` that ``quadfleet stats OUT`` runs (merge + summary + charts + report), and prints the
 seconds and the peak resident memory of that process and of its worker processes.
@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from quadfleet.worker.output.layout import encode_stats
 
 FORMATS = {  # format -> (share of the file's PLDs with triples, classes, properties per class)
     "html-embedded-jsonld": (0.35, 1.0, 8),
@@ -112,8 +114,8 @@ def _write_range(args) -> int:
     root = Path(root)
     size = 0
     for i in range(start, stop):
-        data = json.dumps(synthetic_doc(i, plds, classes, universe), indent=1).encode()
-        (root / "stats" / f"synthetic-{i:06d}.json").write_bytes(data)
+        data = encode_stats(synthetic_doc(i, plds, classes, universe))  # as the worker stores it
+        (root / "stats" / f"synthetic-{i:06d}.json.gz").write_bytes(data)
         (root / "done" / f"synthetic-{i:06d}").write_bytes(b"{}")
         size += len(data)
     return size

@@ -320,10 +320,10 @@ def m_whole_extract(archive: Path, workdir: Path, tag: str, command: list[str] |
     try:
         if code != 0:
             raise BenchError(f"quadfleet extract exited {code}: {stderr.strip()[-300:]}")
-        stats_files = list((out / "stats").glob("*.json"))
+        stats_files = list((out / "stats").glob("*.json.gz"))
         if len(stats_files) != 1:
             raise BenchError(f"quadfleet extract wrote {len(stats_files)} stats files, not 1")
-        stats = json.loads(stats_files[0].read_text())
+        stats = json.loads(gzip.decompress(stats_files[0].read_bytes()))
         lines: dict[str, list[str]] = {}
         for path in (out / "data").glob("*/*.nq.gz"):
             with gzip.open(path, "rt", encoding="utf-8") as fh:

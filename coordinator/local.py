@@ -12,7 +12,6 @@ interrupted (SIGINT, SIGTERM), and what a killed run left is removed by the next
 from __future__ import annotations
 
 import contextlib
-import json
 import multiprocessing as mp
 import os
 import queue
@@ -30,7 +29,7 @@ from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config, config_from_json
 from ..worker.errors import QuadfleetError
 from ..worker.html import native
-from ..worker.output.layout import SCRATCH_DIR, LocalStore, stats_key
+from ..worker.output.layout import SCRATCH_DIR, LocalStore, read_stats
 from ..worker.output.manifest import MANIFEST_KEY
 from ..worker.output.scratch import RunScratch, hold
 from ..worker.output.stats import FileStats
@@ -175,8 +174,7 @@ def _extract(store, specs, todo, result, out, config, processes, console, show_p
                       soft_wrap=True)
     for s in result.skipped:
         try:
-            result.stats_before = result.stats_before + FileStats.from_json(
-                json.loads(store.read_bytes(stats_key(s.id))))
+            result.stats_before = result.stats_before + FileStats.from_json(read_stats(store, s.id))
         except (OSError, ValueError, QuadfleetError):
             pass  # a marker without readable stats: still committed; the summary just lacks it
     if result.skipped:

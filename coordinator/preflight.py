@@ -4,7 +4,7 @@ line and exit status 2 instead of one failure per input:
 - that the output holds no run made with other settings. The check reads the run manifest
   (``manifest.json``) that ``quadfleet enqueue`` keeps under a fleet's prefix, and a local run writes the
   same one, so a local directory and a fleet prefix refuse the same mixes. ``--allow-mixed-config`` lets
-  a run add outputs made with other settings all the same (each ``stats/<id>.json`` keeps its config hash);
+  a run add outputs made with other settings all the same (each ``stats/<id>.json.gz`` keeps its config hash);
 - that AWS credentials can be found when an input or the output is on S3, and, for the commands that use
   SQS or CloudFormation (which, unlike S3, have no default region), a region and credentials both, named
   together in one line when both are missing.

@@ -7,6 +7,7 @@ credentials, no proxies, and instance metadata disabled for credentials and regi
 from __future__ import annotations
 
 import http.server
+import gzip
 import io
 import json
 import os
@@ -190,7 +191,9 @@ class Fleet:
         return self.s3.get_object(Bucket=bucket, Key=f"{prefix.strip('/')}/{key}")["Body"].read()
 
     def json(self, out: str, key: str) -> dict:
-        return json.loads(self.read(out, key))
+        """The JSON document at ``key`` (gzipped when the key ends in .gz, as statistics are)."""
+        data = self.read(out, key)
+        return json.loads(gzip.decompress(data) if key.endswith(".gz") else data)
 
     def quads(self, out: str) -> dict[tuple[str, str], Counter]:
         """{(format, input stem): Counter of N-Quads lines} of every data file under ``out``."""
@@ -323,7 +326,7 @@ def input_id_of(uri: str) -> str:
 
 def keys_of(keys: set[str], input_id: str) -> set[str]:
     """The keys that belong to one input: data, stats, done marker and error record."""
-    names = {f"stats/{input_id}.json", f"done/{input_id}", f"errors/{input_id}.json"}
+    names = {f"stats/{input_id}.json.gz", f"done/{input_id}", f"errors/{input_id}.json"}
     names |= {data_key(fmt, input_id, c) for fmt in FORMATS for c in COMPRESSIONS}
     return keys & names
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...worker.errors import QuadfleetError
+from ...worker.output.layout import decode_stats
 from .counting import CountingProxy
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
@@ -219,7 +220,7 @@ def _stored(s3) -> tuple[dict[str, dict[str, int]], list[dict]]:
             row["bytes"][kind] += obj["Size"]
             if kind == "stats/":
                 body = s3.get_object(Bucket=OUTPUT_BUCKET, Key=obj["Key"])["Body"].read()
-                row["pages"] = json.loads(body)["html_pages"]
+                row["pages"] = decode_stats(body)["html_pages"]
     rows = [dict(r, objects=dict(sorted(r["objects"].items())), bytes=dict(sorted(r["bytes"].items())))
             for _, r in sorted(inputs.items())]
     return {k: dict(v) for k, v in sorted(stored.items())}, rows
@@ -234,7 +235,7 @@ def input_of(key: str) -> str | None:
     if not key.startswith(PER_INPUT):
         return None
     name = key.rsplit("/", 1)[-1]
-    for ext in (".nq.gz", ".nq.zst", ".csv.gz", ".json", ".parquet"):
+    for ext in (".nq.gz", ".nq.zst", ".csv.gz", ".json.gz", ".json", ".parquet"):
         if name.endswith(ext):
             return name[:-len(ext)]
     return name

@@ -5,12 +5,14 @@ import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
+from typing import Callable
 
 import botocore.exceptions
 from rich.table import Table
 
 from ...worker.aws import AwsError, client, describe, region_of_queue
 from ...worker.output.manifest import load_inputs, load_manifest
+from ...worker.output.layout import read_stats
 from ...worker.output.s3 import S3Store
 from ...worker.queue.sqs import queue_info
 
@@ -18,10 +20,11 @@ WINDOW = timedelta(minutes=15)
 MAX_READS = 300  # error and stats files read per status call (commonest reasons, rates)
 
 
-def _read_json(store: S3Store, keys: list[str]) -> list[dict]:
+def _read_json(store: S3Store, keys: list[str], read: Callable[[S3Store, str], dict] | None = None) -> list[dict]:
+    """The documents at ``keys`` (at most MAX_READS), read by ``read`` if given; unreadable ones left out."""
     def one(key: str):
         try:
-            return json.loads(store.read_bytes(key))
+            return read(store, key) if read is not None else json.loads(store.read_bytes(key))
         except (FileNotFoundError, ValueError):
             return None
     with ThreadPoolExecutor(16) as pool:
@@ -49,7 +52,7 @@ def run_status(queue_url: str, out: str, now: datetime | None = None) -> dict:
         reasons[doc.get("reason", "?")[:160]] += 1
     rejected = len(store.list("errors/messages/"))
     recent = [i for i, info in done.items() if now - _aware(info["modified"]) <= WINDOW]
-    recent_stats = _read_json(store, [f"stats/{i}.json" for i in recent])
+    recent_stats = _read_json(store, recent, read_stats)
     window = WINDOW
     if manifest:  # a run younger than the window: rate over its life so far
         window = min(WINDOW, max(now - datetime.fromisoformat(manifest.created), timedelta(seconds=60)))

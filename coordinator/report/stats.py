@@ -1,4 +1,4 @@
-"""Crawl-wide statistics: every committed input's ``stats/<id>.json`` merged into one summary.
+"""Crawl-wide statistics: every committed input's ``stats/<id>.json.gz`` merged into one summary.
 
 What adds (pages, triples, entities, entities per class, class/property pairs, errors) is summed. What does
 not (distinct hosts and pay-level domains: overall, per format, per class) is merged as the union of the
@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from typing import Callable, Iterable
 
 from ...worker.output.compression import nq_stem
+from ...worker.output.layout import read_stats
 from .classes import canonical_classes
 
 EXACT_LIMIT = 2000   # committed inputs up to which distinct counts are exact by default
@@ -101,7 +102,7 @@ class Partial:
         c.update(counts)
 
     def add_doc(self, doc: dict) -> None:
-        """Fold in one input's statistics document (``stats/<id>.json``)."""
+        """Fold in one input's statistics document (``stats/<id>.json.gz``)."""
         doc = canonical_classes(doc)  # http and https schema.org: one class
         nums = self.numbers
         for name in NUMBERS:
@@ -268,21 +269,17 @@ def fold_chunk(url: str, ids: list[str], sketch: bool, lg_k: int, threads: int =
 
     def read(input_id: str):
         try:
-            return input_id, store.read_bytes(f"stats/{input_id}.json"), None
+            return input_id, read_stats(store, input_id), None
+        except ValueError as exc:
+            return input_id, None, f"not valid statistics: {exc}"
         except Exception as exc:  # a missing or unreadable file costs that input, named in the report
             return input_id, None, f"{type(exc).__name__}: {exc}"
 
     with ThreadPoolExecutor(threads) as pool:
-        for input_id, data, problem in pool.map(read, ids):
-            if data is not None:
-                try:
-                    doc = json.loads(data)
-                    if not isinstance(doc, dict):
-                        raise ValueError("not a JSON object")
-                    part.add_doc(doc)
-                    continue
-                except ValueError as exc:
-                    problem = f"not valid statistics: {exc}"
+        for input_id, doc, problem in pool.map(read, ids):
+            if doc is not None:
+                part.add_doc(doc)
+                continue
             part.unreadable.append((input_id, problem))
     return part.to_wire()
 

@@ -17,7 +17,6 @@ kill.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ...worker.errors import QuadfleetError
+from ...worker.output.layout import read_stats
 from ..screen import plural
 from .dest import open_dest
 from .inputs import MergeInputs, list_committed, list_inputs
@@ -139,7 +139,7 @@ def _with_mode(opts: MergeOptions, store, committed, inputs: MergeInputs, out: s
     recorded = None
     for iid in committed.ids:
         try:
-            doc = json.loads(store.read_bytes(f"stats/{iid}.json"))
+            doc = read_stats(store, iid)
         except (FileNotFoundError, ValueError):
             continue
         recorded = doc.get("subset_mode")

@@ -27,6 +27,7 @@ from quadfleet.worker.output.compression import find_nquads, iter_lines
 from quadfleet.worker.output.layout import read_page_index
 
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 INDEXER = shutil.which("cdxj-indexer") or str(Path(sys.executable).with_name("cdxj-indexer"))
 GRAPH = re.compile(r"<([^>]*)> \.\n?$")
@@ -112,13 +113,13 @@ def test_page_index_rows_name_the_same_records(corpus_runs):
 
 def test_statistics_account_for_every_selected_record(corpus_runs):
     tmp, lines = corpus_runs
-    docs = [json.loads(p.read_text()) for p in (tmp / "selected" / "stats").glob("*.json")]
+    docs = [decode_stats(p.read_bytes()) for p in (tmp / "selected" / "stats").glob("*.json.gz")]
     assert sum(d["selected_records"] for d in docs) == len({tuple(json.loads(ln.split(" ", 2)[2])[k]
                                                                    for k in ("filename", "offset"))
                                                              for ln in lines})
     assert all(d["selection"]["records"] == d["selected_records"] for d in docs)
     assert all(not any(k.startswith("range-") for k in d["errors"]) for d in docs)
-    whole = [json.loads(p.read_text()) for p in (tmp / "whole" / "stats").glob("*.json")]
+    whole = [decode_stats(p.read_bytes()) for p in (tmp / "whole" / "stats").glob("*.json.gz")]
     assert sum(d["bytes"] for d in docs) < sum(d["bytes"] for d in whole)
 
 
@@ -149,7 +150,7 @@ def test_pywb_indexes_select_the_records_whole_files_read(index, tmp_path):
     sel = tmp_path / "sel"
     assert extract("--index", str(base / index), "--prefix", str(base / "warcs"), "--out", str(sel),
                    "--config", str(config)) == 0
-    stats = [json.loads(p.read_text()) for p in (sel / "stats").glob("*.json")]
+    stats = [decode_stats(p.read_bytes()) for p in (sel / "stats").glob("*.json.gz")]
     names = {Path(d["input"]).name for d in stats}
     assert stats and all(not any(k.startswith("range-") for k in d["errors"]) for d in stats)
     whole = tmp_path / "whole"
@@ -253,7 +254,7 @@ def test_only_the_selected_members_and_allowed_gaps_are_read(tmp_path, range_ser
     # HTML captures of iana.org only: a few dozen records of the 343 in a 787 KB archive.
     assert extract("--index", str(base / "cdx" / "iana.cdx"), "--prefix", server.url, "--mime", "text/html",
                    "--out", str(out)) == 0
-    stats = [json.loads(p.read_text()) for p in (out / "stats").glob("*.json")]
+    stats = [decode_stats(p.read_bytes()) for p in (out / "stats").glob("*.json.gz")]
     selected = [(int(p[9]), int(p[8])) for p in (ln.split() for ln in (base / "cdx" / "iana.cdx").read_text()
                                                   .splitlines()[1:]) if p[3] == "text/html"]
     selected = sorted(set(selected))
@@ -313,7 +314,7 @@ def test_bad_ranges_are_counted_and_the_rest_goes_on(tmp_path, range_server):
     for prefix in (str(warcs), range_server(warcs).url):
         out = tmp_path / ("out-" + str(len(list(tmp_path.iterdir()))))
         assert extract("--index", str(index), "--prefix", prefix, "--out", str(out)) == 0
-        (doc,) = [json.loads(p.read_text()) for p in (out / "stats").glob("*.json")]
+        (doc,) = [decode_stats(p.read_bytes()) for p in (out / "stats").glob("*.json.gz")]
         assert doc["selected_records"] == 6 and doc["html_pages"] == 2
         errors = {k: v for k, v in doc["errors"].items() if k.startswith("range-")}
         assert errors == {"range-truncated-member": 1, "range-url-mismatch": 1, "range-not-a-gzip-member": 1,
@@ -363,7 +364,7 @@ def test_index_and_archives_over_https_style_urls(tmp_path, range_server):
     out = tmp_path / "out"
     assert extract("--index", f"{server.url}/idx/iana.cdxj.gz", "--prefix", f"{server.url}/warcs/",
                    "--status", "200", "--out", str(out)) == 0
-    (doc,) = [json.loads(p.read_text()) for p in (out / "stats").glob("*.json")]
+    (doc,) = [decode_stats(p.read_bytes()) for p in (out / "stats").glob("*.json.gz")]
     statuses = [json.loads(ln.split(" ", 2)[2]).get("status") for ln in (base / "cdxj" / "iana.cdxj").read_text()
                 .splitlines()]
     assert doc["selected_records"] == statuses.count("200") > 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import http.server
-import json
 import threading
 
 import pytest
@@ -12,6 +11,7 @@ from quadfleet.coordinator.sample import build_sample
 from quadfleet.worker.archive.inputs import spec
 
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def http_root(tmp_path):
 
 
 def committed_stats(out, location):
-    return json.loads((out / "stats" / f"{spec(location).id}.json").read_text())
+    return decode_stats((out / "stats" / f"{spec(location).id}.json.gz").read_bytes())
 
 
 def test_http_inputs_and_listing_with_an_http_prefix(http_root, tmp_path_factory, capsys):

@@ -29,6 +29,7 @@ from quadfleet.worker.output.compression import decompress, find_nquads
 
 from quadfleet import __version__
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 CRAWL = "CC-MAIN-2024-22"
 ARCHIVES = ("warc-commoncrawl/whirlwind.warc.gz", "warc-commoncrawl/cdxj-indexer-cc.warc.gz")
@@ -467,7 +468,7 @@ def test_end_to_end_selection_equals_whole_file_extraction(corpus_captures, tmp_
     assert len(ids) == 2 and all("-sel-" in i for i in ids)
     rows = []
     for ident in ids:
-        stats = json.loads((out / "stats" / f"{ident}.json").read_text())
+        stats = decode_stats((out / "stats" / f"{ident}.json.gz").read_bytes())
         assert stats["selected_records"] == 1
         with gzip.open(out / "pages" / f"{ident}.csv.gz", "rt", newline="") as fh:
             rows += list(csv.DictReader(io.StringIO(fh.read())))

@@ -3,6 +3,7 @@ index say, exactly in exact mode and within the printed bounds in sketch mode; t
 page again with one byte range; the report's files are there; it also runs over an s3:// prefix."""
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import re
@@ -16,7 +17,7 @@ import pytest
 from conftest import corpus_path
 from quadfleet.coordinator.report.stats import Partial
 from quadfleet.worker.output.compression import find_nquads, read_lines
-from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS, read_page_index
+from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS, decode_stats, read_page_index
 from quadfleet.worker.pipeline.domains import pld
 from rdflib import Dataset, URIRef
 from warcio.archiveiterator import ArchiveIterator
@@ -275,10 +276,18 @@ def test_stats_over_an_s3_prefix(run, exact, tmp_path):
         s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
                           aws_access_key_id="testing", aws_secret_access_key="testing")
         s3.create_bucket(Bucket="out")
-        for path in run.rglob("*"):
+        legacy = 0
+        for path in sorted(run.rglob("*")):
             rel = path.relative_to(run).as_posix()
             if path.is_file() and rel.split("/")[0] in ("done", "stats", "data", "pages", "errors"):
-                s3.put_object(Bucket="out", Key=f"run/{rel}", Body=path.read_bytes())
+                body = path.read_bytes()
+                if rel.startswith("stats/") and legacy % 2 == 0:  # an output of the earlier layout, in part:
+                    rel, body = rel.removesuffix(".gz"), json.dumps(decode_stats(body), indent=1).encode()
+                    legacy += 1  # plain JSON at stats/<id>.json, read where the compressed file is missing
+                elif rel.startswith("stats/"):
+                    legacy += 1
+                s3.put_object(Bucket="out", Key=f"run/{rel}", Body=body)
+        assert legacy >= 4
         proc = subprocess.run([sys.executable, "-m", "quadfleet.cli", "stats", "s3://out/run", "--quiet",
                                "--top", BIG, "--processes", "2"], env=env, capture_output=True, timeout=120,
                               stdin=subprocess.DEVNULL)
@@ -291,6 +300,27 @@ def test_stats_over_an_s3_prefix(run, exact, tmp_path):
     for key in ("overview", "formats", "classes", "class_properties", "top_plds"):
         assert summary[key] == exact[key], key
     assert summary["errors"]["failed_count"] == 3
+
+
+def test_unreadable_statistics_cost_their_input_named_in_one_line(run, tmp_path):
+    """A statistics file that is not gzip of a JSON object (truncated, or another document) is named with
+    its problem in the report; the other inputs still add up."""
+    out = tmp_path / "out"
+    for folder in ("done", "stats", "data", "pages"):
+        for path in (run / folder).rglob("*"):
+            if path.is_file():
+                (out / path.relative_to(run)).parent.mkdir(parents=True, exist_ok=True)
+                (out / path.relative_to(run)).write_bytes(path.read_bytes())
+    first, second = sorted((out / "stats").glob("*.json.gz"))[:2]
+    first.write_bytes(first.read_bytes()[:40])  # gzip cut short
+    second.write_bytes(gzip.compress(b"[1, 2]"))  # JSON, not an object
+    with pytest.raises(ValueError, match="not valid gzip"):
+        decode_stats(first.read_bytes())
+    assert main(["stats", str(out), "--quiet", "--processes", "1"]) == 0
+    summary = json.loads((out / "report" / "summary.json").read_text())
+    unreadable = {row["input_id"]: row["reason"] for row in summary["errors"]["unreadable_stats"]}
+    assert {first.name.removesuffix(".json.gz"), second.name.removesuffix(".json.gz")} == set(unreadable)
+    assert all(reason.startswith("not valid statistics: ") and "\n" not in reason for reason in unreadable.values())
 
 
 def test_stats_refuses_a_directory_without_a_run(tmp_path, capsys):

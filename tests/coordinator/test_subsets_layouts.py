@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-import json
 import re
 import shutil
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 from quadfleet.worker.output.compression import decompress, find_nquads, nq_stem
 
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 SUBSET_FORMATS = ("html-embedded-jsonld", "html-microdata")
 
@@ -46,11 +46,11 @@ def test_an_input_writes_its_formats_and_three_objects_whatever_its_classes(subs
     _, out = subsets_run
     many_classes = 0
     for iid in committed(out):
-        stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+        stats = decode_stats((out / "stats" / f"{iid}.json.gz").read_bytes())
         table = 1 if "table" in stats else 0
         files = objects_of(out, iid)
         assert files == sorted([o["key"] for o in stats["outputs"].values()]
-                               + [f"pages/{iid}.csv.gz", f"stats/{iid}.json", f"done/{iid}"]
+                               + [f"pages/{iid}.csv.gz", f"stats/{iid}.json.gz", f"done/{iid}"]
                                + ([stats["table"]["key"]] if table else [])), iid
         assert len(files) <= len(stats["outputs"]) + 3 + table
         many_classes += len(stats["subsets"]) >= 5

@@ -11,6 +11,7 @@ from quadfleet.worker.output.compression import find_nquads, read_lines
 from rdflib import Dataset
 
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 BROKEN = {
     "warcio-example-bad-non-chunked.warc.gz",
@@ -57,8 +58,8 @@ def test_every_output_line_parses_strictly(corpus_run):
 
 def test_statistics_add_up(corpus_run):
     _, out, _ = corpus_run
-    for stats_file in (out / "stats").glob("*.json"):
-        stats = json.loads(stats_file.read_text())
+    for stats_file in (out / "stats").glob("*.json.gz"):
+        stats = decode_stats(stats_file.read_bytes())
         for fmt, info in stats["outputs"].items():
             data = out / info["key"]
             assert len(read_lines(data.read_bytes())) == info["quads"] \

@@ -13,6 +13,7 @@ from quadfleet.worker.output.compression import decompress
 from rdflib import Dataset, URIRef
 
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 SCHEMA = "http://schema.org/"
 FORMATS = ("html-embedded-jsonld", "html-microdata")
@@ -37,7 +38,7 @@ def test_sample_commits_outputs_in_the_fleet_layout(sample_run):
     (done,) = list((out / "done").iterdir())
     iid = done.name
     assert iid.startswith("quadfleet-sample-")
-    stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+    stats = decode_stats((out / "stats" / f"{iid}.json.gz").read_bytes())
     assert stats["input_id"] == iid and stats["input"].endswith("quadfleet-sample.warc.gz")
     for fmt in FORMATS:
         assert (out / "data" / fmt / f"{iid}.nq.gz").exists(), fmt

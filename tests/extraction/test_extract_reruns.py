@@ -16,6 +16,7 @@ from quadfleet.coordinator.sample import build_sample
 from quadfleet.worker.archive.inputs import spec
 
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 ALL_DEFAULT_FORMATS = "html-embedded-jsonld"  # one of the default formats that html-microdata alone lacks
 
@@ -94,7 +95,7 @@ def test_item11_allow_mixed_config_adds_outputs_all_the_same(tmp_path, archive, 
     assert (out / "done" / spec(str(second)).id).exists()
     assert (out / "data" / ALL_DEFAULT_FORMATS / f"{spec(str(second)).id}.nq.gz").exists()
     assert (out / "manifest.json").read_text() == manifest
-    hashes = {json.loads(p.read_text())["config_hash"] for p in (out / "stats").iterdir()}
+    hashes = {decode_stats(p.read_bytes())["config_hash"] for p in (out / "stats").iterdir()}
     assert len(hashes) == 2
 
 
@@ -147,7 +148,7 @@ def test_item11_a_local_run_and_a_fleet_prefix_keep_the_same_manifest(tmp_path, 
     assert rc == 0, capsys.readouterr().err
     iid = spec(str(source)).id
     keys = {o["Key"] for o in moto_s3.list_objects_v2(Bucket="results")["Contents"]}
-    assert {f"local-run/done/{iid}", f"local-run/stats/{iid}.json", f"local-run/data/html-microdata/{iid}.nq.gz",
+    assert {f"local-run/done/{iid}", f"local-run/stats/{iid}.json.gz", f"local-run/data/html-microdata/{iid}.nq.gz",
             "local-run/manifest.json"} <= keys
     assert not Path("s3:").exists()
     with pytest.raises(RunError, match="other settings"):

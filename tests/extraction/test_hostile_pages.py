@@ -16,6 +16,7 @@ from pathlib import Path
 import brotli
 import pytest
 from quadfleet.worker.output.compression import find_nquads, iter_lines
+from quadfleet.worker.output.layout import decode_stats
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -207,7 +208,7 @@ def test_hostile_page_is_bounded_and_named(name, tmp_path, config, ordinary):
     # the page's budget, plus start-up and the ordinary pages (a few seconds at most on a loaded machine)
     assert cpu <= PAGE_SECONDS + 8, f"{name}: {cpu:.1f} CPU seconds"
     (stats_file,) = (out / "stats").iterdir()
-    stats = json.loads(stats_file.read_text())
+    stats = decode_stats(stats_file.read_bytes())
     if kind is not None:
         assert stats["errors"].get(kind, 0) >= 1, (name, stats["errors"])
     lines = read_lines(out)

@@ -3,7 +3,6 @@ and every statistics file show it, a local run warns when a fallback runs, and t
 N-Quads as the native code on real archives."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import pytest
 from conftest import corpus_path
 from quadfleet.worker.html import native
 from quadfleet.worker.output.compression import decompress, find_nquads
+from quadfleet.worker.output.layout import decode_stats
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
 NAMES = ("scan", "blocks", "dom", "nquads", "fastwarc", "isal")
@@ -89,11 +89,11 @@ def test_a_local_run_on_the_fallbacks_warns_records_them_and_writes_the_same_lin
     assert len(warnings) == 1 and all(f"{name} (" in warnings[0] for name in NAMES)
     if native.fallback_warning() is None:  # every accelerator built here: the native run says nothing, records it
         assert "warning:" not in fast.stderr
-        for stats in (tmp_path / "native" / "stats").glob("*.json"):
-            assert json.loads(stats.read_text())["versions"]["accelerators"] == {n: native.NATIVE for n in NAMES}
-    for stats in (tmp_path / "fallback" / "stats").glob("*.json"):
-        assert json.loads(stats.read_text())["versions"]["accelerators"] == {name: OFF for name in NAMES}
-    assert len(list((tmp_path / "fallback" / "stats").glob("*.json"))) == 2
+        for stats in (tmp_path / "native" / "stats").glob("*.json.gz"):
+            assert decode_stats(stats.read_bytes())["versions"]["accelerators"] == {n: native.NATIVE for n in NAMES}
+    for stats in (tmp_path / "fallback" / "stats").glob("*.json.gz"):
+        assert decode_stats(stats.read_bytes())["versions"]["accelerators"] == {name: OFF for name in NAMES}
+    assert len(list((tmp_path / "fallback" / "stats").glob("*.json.gz"))) == 2
     native_lines, fallback_lines = _lines(tmp_path / "native"), _lines(tmp_path / "fallback")
     assert sum(map(len, native_lines.values())) > 100 and len({k.split("/")[0] for k in native_lines}) >= 4
     assert fallback_lines == native_lines

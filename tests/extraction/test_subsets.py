@@ -33,6 +33,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 try:
     import tomllib
@@ -198,7 +199,7 @@ def test_page_mode_subsets_are_wdc_rule_over_the_nquads(subsets_run, hierarchy):
     for iid in committed(out):
         pages = pages_of(out, iid)
         want = wdc_page_rule(pages, classes, hierarchy)
-        stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+        stats = decode_stats((out / "stats" / f"{iid}.json.gz").read_bytes())
         assert stats["subset_mode"] == "page"
         for url, _, listed in pages:  # each page's classes in the index: those the rule puts it in
             assert listed == {c for c in classes if url in want[c]["urls"]}, (iid, url)
@@ -239,7 +240,7 @@ def test_entity_mode_subsets_hold_exactly_the_reachable_quads(entity_run, hierar
         "zstd asked for"
     for iid in committed(out):
         pages = pages_of(out, iid)
-        stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+        stats = decode_stats((out / "stats" / f"{iid}.json.gz").read_bytes())
         assert stats["subset_mode"] == "entity"
         page_rule = wdc_page_rule(pages, classes, hierarchy)
         for cls in classes:
@@ -318,7 +319,7 @@ def _run(tmp_path: Path, toml: str) -> tuple[Path, dict]:
     assert main(["extract", str(_synthetic_warc(tmp_path / "s.warc.gz")), "--out", str(out), "--quiet",
                  "--processes", "1", "--config", str(config)]) == 0
     (iid,) = committed(out)
-    return out, json.loads((out / "stats" / f"{iid}.json").read_text())
+    return out, decode_stats((out / "stats" / f"{iid}.json.gz").read_bytes())
 
 
 def _graphs(out: Path, cls: str) -> set[str]:
@@ -388,13 +389,13 @@ def test_stats_report_sums_the_subsets(subsets_run, tmp_path):
     want: dict[str, Counter] = {}
     plds: dict[str, set] = {}
     for iid in committed(out):
-        stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+        stats = decode_stats((out / "stats" / f"{iid}.json.gz").read_bytes())
         for cls, t in stats["subsets"].items():
             want.setdefault(cls, Counter()).update(t)
             plds.setdefault(cls, set()).update(stats["subset_plds"][cls])
     got = {r["class"]: r for r in summary["subsets"]}
     assert set(got) == set(want) and len(got) >= 8
-    total = sum((FileStats.from_json(json.loads((out / "stats" / f"{iid}.json").read_text()))
+    total = sum((FileStats.from_json(decode_stats((out / "stats" / f"{iid}.json.gz").read_bytes()))
                  for iid in committed(out)), FileStats())  # the per-input entries add as the rest do
     assert {c: Counter(t) for c, t in total.subsets.items()} == want
     assert {c: set(p) for c, p in total.subset_plds.items()} == plds

@@ -26,6 +26,7 @@ from rdflib import BNode, Literal
 from rdflib.plugins.parsers.ntriples import W3CNTriplesParser
 
 from quadfleet.cli import main
+from quadfleet.worker.output.layout import decode_stats
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -98,7 +99,7 @@ def test_every_committed_input_has_a_table(subsets_run):
     done = {p.name for p in (out / "done").iterdir()}
     assert {p.name[:-len(".parquet")] for p in (out / "tables").iterdir()} == done
     for iid in done:
-        stats = json.loads((out / "stats" / f"{iid}.json").read_text())
+        stats = decode_stats((out / "stats" / f"{iid}.json.gz").read_bytes())
         rows = duckdb.sql(f"SELECT count(*) FROM '{out / 'tables' / (iid + '.parquet')}'").fetchall()[0][0]
         assert stats["table"] == {"key": f"tables/{iid}.parquet", "rows": rows} and rows == stats["triples"]
 
@@ -235,7 +236,7 @@ def test_zstd_round_trip_through_extract_and_stats(subsets_run, tmp_path):
     zst = by_stem(out, "data")
     assert zst and zst == {k: v for k, v in by_stem(gz_out, "data").items() if k[1] in stems}
     for stats_file in (out / "stats").iterdir():
-        stats = json.loads(stats_file.read_text())
+        stats = decode_stats(stats_file.read_bytes())
         assert all(o["key"].endswith(".nq.zst") for o in stats["outputs"].values())
 
     assert main(["stats", str(out), "--quiet", "--processes", "1"]) == 0

@@ -41,7 +41,7 @@ GOOD = [("warc-commoncrawl", "whirlwind.warc.gz"),
         ("warc-real-misc", "wac-IAH-urls-wget.warc.gz")]
 SLOW_NAME = "slow-jsonld.warc.gz"
 # What a run leaves under its output prefix when every input commits.
-LAYOUT = re.compile(r"manifest\.json|manifest/inputs-[^/]+\.json\.gz|done/[^/]+|stats/[^/]+\.json"
+LAYOUT = re.compile(r"manifest\.json|manifest/inputs-[^/]+\.json\.gz|done/[^/]+|stats/[^/]+\.json\.gz"
                     r"|data/html-[a-z0-9-]+/[^/]+\.nq\.gz|pages/[^/]+\.csv\.gz"
                     r"|tables/[^/]+\.parquet")
 
@@ -97,10 +97,10 @@ def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
     ids = {input_id_of(uri) for uri in inputs}
     keys = fleet.keys(out)
     assert {k for k in keys if k.startswith("done/")} == {f"done/{i}" for i in ids}  # one marker each
-    assert {k for k in keys if k.startswith("stats/")} == {f"stats/{i}.json" for i in ids}
+    assert {k for k in keys if k.startswith("stats/")} == {f"stats/{i}.json.gz" for i in ids}
     assert not {k for k in keys if not LAYOUT.fullmatch(k)}  # nothing but the run's layout, no errors
     for uri in inputs:
-        stats = fleet.json(out, f"stats/{input_id_of(uri)}.json")
+        stats = fleet.json(out, f"stats/{input_id_of(uri)}.json.gz")
         assert stats["input"] == uri and stats["input_id"] == input_id_of(uri)
         data = {k for k in keys_of(keys, input_id_of(uri)) if k.startswith("data/")}
         assert {o["key"] for o in stats["outputs"].values()} == data
@@ -116,10 +116,10 @@ def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
     assert fleet.tables(out) == tables
     for uri in inputs:  # a few objects per archive, whatever the number of classes
         iid = input_id_of(uri)
-        stats = fleet.json(out, f"stats/{iid}.json")
+        stats = fleet.json(out, f"stats/{iid}.json.gz")
         assert stats["table"]["key"] in keys
         mine = {k for k in keys if k.rsplit("/", 1)[-1].split(".")[0] == iid}
-        assert mine == {*(o["key"] for o in stats["outputs"].values()), f"pages/{iid}.csv.gz", f"stats/{iid}.json",
+        assert mine == {*(o["key"] for o in stats["outputs"].values()), f"pages/{iid}.csv.gz", f"stats/{iid}.json.gz",
                         f"done/{iid}", stats["table"]["key"]}
         assert len(mine) <= len(stats["outputs"]) + 3 + 1, sorted(mine)
     # the schema.org class datasets, cut out of the data files on S3, equal those of the local run
@@ -177,7 +177,7 @@ def test_a_killed_worker_leaves_nothing_and_another_commits(fleet, slow):
     second = fleet.worker(url, processes=1, idle_exit=3)
     assert second.wait(60) == 0, second.log()
     keys = fleet.keys(out)
-    assert keys_of(keys, iid) == {f"done/{iid}", f"stats/{iid}.json", f"data/html-embedded-jsonld/{iid}.nq.gz"}
+    assert keys_of(keys, iid) == {f"done/{iid}", f"stats/{iid}.json.gz", f"data/html-embedded-jsonld/{iid}.nq.gz"}
     assert len([k for k in keys if k.startswith("done/")]) == 1
     assert fleet.quads(out) == quads
     assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)
@@ -315,10 +315,10 @@ def test_one_message_delivered_twice_at_once_commits_once(fleet, slow):
         assert w.wait(90) == 0, w.log()
 
     keys = fleet.keys(out)
-    assert keys_of(keys, iid) == {f"done/{iid}", f"stats/{iid}.json", f"data/html-embedded-jsonld/{iid}.nq.gz"}
+    assert keys_of(keys, iid) == {f"done/{iid}", f"stats/{iid}.json.gz", f"data/html-embedded-jsonld/{iid}.nq.gz"}
     assert len([k for k in keys if k.startswith(("done/", "stats/"))]) == 2
     assert fleet.quads(out) == quads  # the lines of one extraction, none twice
-    stats = fleet.json(out, f"stats/{iid}.json")
+    stats = fleet.json(out, f"stats/{iid}.json.gz")
     assert stats["outputs"]["html-embedded-jsonld"]["quads"] == sum(quads[("html-embedded-jsonld",
                                                                             stem_of(iid))].values())
     logs = [w.log() for w in workers]
@@ -398,7 +398,7 @@ def test_a_worker_running_the_python_fallbacks_warns_records_it_and_gives_the_sa
     names = ("scan", "blocks", "dom", "nquads", "fastwarc", "isal")
     assert len(warning) == 1 and all(f"{name} (" in warning[0] for name in names)
     for uri in inputs:
-        versions = fleet.json(out, f"stats/{input_id_of(uri)}.json")["versions"]
+        versions = fleet.json(out, f"stats/{input_id_of(uri)}.json.gz")["versions"]
         assert versions["accelerators"] == {name: off for name in names}
     native = local_quads(list(inputs.values()), tmp_path / "native", fleet.env)
     assert native and fleet.quads(out) == native

@@ -113,7 +113,7 @@ def over_limit(run, limit: int) -> dict:
 
 
 def test_each_committed_archive_writes_at_most_its_formats_and_three_objects(run):
-    over = over_limit(run, 3)  # data files, then pages/<id>.csv.gz, stats/<id>.json, done/<id>
+    over = over_limit(run, 3)  # data files, then pages/<id>.csv.gz, stats/<id>.json.gz, done/<id>
     assert not over, f"archives writing more than (formats with output) + 3 objects: {over}"
 
 

@@ -246,7 +246,7 @@ def test_every_work_item_commits_with_its_range_statistics(fleet, run):
     keys = fleet.keys(run.out)
     ids = set(run.items)
     assert {k for k in keys if k.startswith("done/")} == {f"done/{i}" for i in ids}
-    assert {k for k in keys if k.startswith("stats/")} == {f"stats/{i}.json" for i in ids}
+    assert {k for k in keys if k.startswith("stats/")} == {f"stats/{i}.json.gz" for i in ids}
     assert {k for k in keys if k.startswith("pages/")} == {f"pages/{i}.csv.gz" for i in ids}
     assert not {k for k in keys if k.startswith("errors/")}
     assert sorted(re.findall(r"committed (\S+): \d+ pages", run.log)) == sorted(ids)  # one commit each
@@ -255,7 +255,7 @@ def test_every_work_item_commits_with_its_range_statistics(fleet, run):
     requests = Counter()
     records = Counter()
     for iid, item in run.items.items():
-        stats = fleet.json(run.out, f"stats/{iid}.json")
+        stats = fleet.json(run.out, f"stats/{iid}.json.gz")
         n = len(item.spec.ranges)
         assert stats["input"] == item.spec.uri and stats["input_id"] == iid
         assert stats["selection"] == {"records": n}
@@ -390,7 +390,7 @@ def test_a_wrong_url_loses_one_record_and_a_missing_archive_is_dead_lettered(fle
     [bad] = errors
     assert ok.startswith(input_id(resil) + "-sel-") and bad.startswith(input_id(gone) + "-sel-")
 
-    stats = fleet.json(out, f"stats/{ok}.json")
+    stats = fleet.json(out, f"stats/{ok}.json.gz")
     assert stats["selected_records"] == 3
     assert stats["errors"] == {"range-url-mismatch": 1}
     assert stats["html_pages"] == 2

@@ -1,6 +1,6 @@
 """Inputs: what the user names (paths, globs, URLs, listings) → canonical URIs with stable input ids.
 
-The input id names every output of an input (``data/<format>/<id>.nq.gz``, ``stats/<id>.json``,
+The input id names every output of an input (``data/<format>/<id>.nq.gz``, ``stats/<id>.json.gz``,
 ``done/<id>``), locally and on S3, so it must be deterministic, readable, and unique: the file's stem
 (``CC-MAIN-20240517233122-20240518023122-00000``) plus a short hash of the canonical URI, so two files with
 the same name in different folders or crawls never collide.

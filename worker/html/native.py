@@ -2,7 +2,7 @@
 
 Why one place: a fleet instance whose C compiler was missing at install time runs several times slower and
 gives the same output, so nothing but a record shows it. Every caller takes its accelerator from here, and
-:func:`in_use` says which ran; ``quadfleet --version``, every ``stats/<id>.json`` (under ``versions``) and a
+:func:`in_use` says which ran; ``quadfleet --version``, every ``stats/<id>.json.gz`` (under ``versions``) and a
 worker's start-up log report it, and a worker warns (:func:`fallback_warning`) when a fallback runs.
 
 - ``scan`` (``_scan.c``): the prefilter's one pass over a page's bytes, and UTF-8 validation. Fallback:

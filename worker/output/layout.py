@@ -2,7 +2,8 @@
 
 The layout is the same on disk and on S3: ``data/<format>/<id>.nq.gz`` (``.nq.zst`` with zstd, see
 :mod:`quadfleet.worker.output.compression`), ``tables/<id>.parquet`` (with ``--table parquet``), ``pages/<id>.csv.gz`` (the page index),
-``stats/<id>.json``, and ``done/<id>``, written last, as the commit marker. Readers trust only inputs with a
+``stats/<id>.json.gz`` (earlier outputs hold ``stats/<id>.json``, uncompressed: :func:`read_stats` reads both), and
+``done/<id>``, written last, as the commit marker. Readers trust only inputs with a
 marker; a rerun of an uncommitted input overwrites its files, so an attempt that died half-way leaves
 nothing anyone counts.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -46,7 +48,43 @@ def pages_key(input_id: str) -> str:
 
 
 def stats_key(input_id: str) -> str:
+    return f"stats/{input_id}.json.gz"
+
+
+def legacy_stats_key(input_id: str) -> str:
+    """Where outputs written before the statistics were compressed keep them."""
     return f"stats/{input_id}.json"
+
+
+def encode_stats(doc: dict) -> bytes:
+    """A statistics document as stored: compact JSON, gzip. Host and PLD counts make it most of a megabyte
+    on a Common Crawl archive, a month of which for a crawl cost more than its requests; gzip keeps an
+    eighth (measured: 60,903 bytes indented, 6,972 compact and gzipped, on the real pages' archive)."""
+    return gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6, mtime=0)
+
+
+def decode_stats(data: bytes) -> dict:
+    """A stored statistics document (gzip, or the plain JSON of earlier outputs); ValueError if it is neither
+    a JSON object nor one gzipped."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ValueError(f"not valid gzip: {exc}") from None
+    doc = json.loads(data)
+    if not isinstance(doc, dict):
+        raise ValueError("not a JSON object")
+    return doc
+
+
+def read_stats(store, input_id: str) -> dict:
+    """An input's statistics, wherever its version of the layout put them (FileNotFoundError if nowhere;
+    ValueError if unreadable). An output of the earlier layout costs a second GET per input."""
+    try:
+        data = store.read_bytes(stats_key(input_id))
+    except FileNotFoundError:
+        data = store.read_bytes(legacy_stats_key(input_id))
+    return decode_stats(data)
 
 
 def done_key(input_id: str) -> str:

@@ -25,7 +25,8 @@ from ..config import Config
 from ..errors import ArchiveError, Interrupted
 from ..html import native
 from ..output.derived import DerivedOutputs, derived_outputs
-from ..output.layout import FormatWriters, PageIndex, data_key, done_key, error_key, pages_key, stats_key
+from ..output.layout import (FormatWriters, PageIndex, data_key, done_key, encode_stats, error_key, pages_key,
+                             stats_key)
 from ..output.stats import FileStats
 from .domains import PldCache, psl_info
 from .pagequads import extract_page, prefilter
@@ -184,7 +185,7 @@ def process_input(spec: InputSpec, store, config: Config,
         **more,
         **stats.to_json(),
     }
-    store.put_bytes(stats_key(spec.id), json.dumps(doc, indent=1, sort_keys=False).encode())
+    store.put_bytes(stats_key(spec.id), encode_stats(doc))
     store.delete(error_key(spec.id))
     # The marker names the attempt that wrote it: a PUT whose answer was lost and that is sent again gets 412
     # from its own marker, and only its bytes tell it from another attempt's (a duplicate delivery).
