@@ -50,9 +50,9 @@ if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a scri
 
 from crawlbaseline import (DEFAULT_BASELINE_REF, build_baseline, compare, m_whole_baseline,  # noqa: E402
                            run_baseline_round)
-from crawlmeasure import (BenchError, Round, m_extruct, m_lxml, m_prefilter, m_quadfleet, paired,  # noqa: E402
-                          m_read_quadfleet, m_read_warcio, m_whole_extract, m_whole_lxml, multiset_hash,
-                          normalised, pin_one_core, ratio, summarise)
+from crawlmeasure import (BenchError, Round, byte_compile_quadfleet, m_extruct, m_lxml, m_prefilter,  # noqa: E402
+                          m_quadfleet, m_read_quadfleet, m_read_warcio, m_whole_extract, m_whole_lxml, multiset_hash,
+                          normalised, paired, pin_one_core, ratio, summarise)
 # page_features, og_like and the SMOKE_ sizes are re-exported for the tests
 from crawlmix import (CC_SET, REAL_SET, REPEAT_PARAM, SMOKE_MIX_PAGES, SMOKE_REAL_PAGES,  # noqa: E402,F401
                       WARC_NAMES, build_archives, build_repeated, og_like, page_features, strip_repeat)
@@ -152,6 +152,7 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
             for a in archives:
                 skipped[a.name]["baseline-commit"] = "build failed (see WARNING)"
 
+    byte_compile_quadfleet()  # (as an installed quadfleet is: see crawlmeasure.byte_compile_quadfleet)
     rounds: dict[str, dict[str, list[Round]]] = {a.name: collections.defaultdict(list) for a in archives}
     current_lines: dict[str, dict[str, list[str]]] = {}
     hashes: dict[str, set] = {a.name: set() for a in archives}
