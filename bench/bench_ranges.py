@@ -13,6 +13,7 @@ several reads in flight buys when every request waits ``--latency`` seconds for 
 from __future__ import annotations
 
 import argparse
+import gzip
 import http.server
 import json
 import os
@@ -77,7 +78,7 @@ def run(argv: list[str], server: Counting, env: dict | None = None) -> dict:
     if proc.returncode != 0:
         sys.exit(f"quadfleet {' '.join(argv)} failed:\n{proc.stderr}")
     out = Path(argv[argv.index("--out") + 1])
-    docs = [json.loads(p.read_text()) for p in (out / "stats").glob("*.json")]
+    docs = [json.loads(gzip.decompress(p.read_bytes())) for p in (out / "stats").glob("*.json.gz")]
     return {"bytes_sent": server.sent, "requests": server.requests, "seconds": round(seconds, 2),
             "extract_seconds": round(sum(d["duration_s"] for d in docs), 3),
             "html_pages": sum(d["html_pages"] for d in docs), "triples": sum(d["triples"] for d in docs)}
