@@ -20,15 +20,16 @@ WINDOW = timedelta(minutes=15)
 MAX_READS = 300  # error and stats files read per status call (commonest reasons, rates)
 
 
-def _read_json(store: S3Store, keys: list[str], read: Callable[[S3Store, str], dict] | None = None) -> list[dict]:
-    """The documents at ``keys`` (at most MAX_READS), read by ``read`` if given; unreadable ones left out."""
-    def one(key: str):
+def _read_json(store: S3Store, names: list[str], read: Callable[[S3Store, str], dict] | None = None) -> list[dict]:
+    """The documents of the first MAX_READS ``names``, unreadable ones left out: each name is a key of plain
+    JSON, or what ``read`` takes (an input id for :func:`read_stats`, which knows both statistics layouts)."""
+    def one(name: str):
         try:
-            return read(store, key) if read is not None else json.loads(store.read_bytes(key))
+            return read(store, name) if read is not None else json.loads(store.read_bytes(name))
         except (FileNotFoundError, ValueError):
             return None
     with ThreadPoolExecutor(16) as pool:
-        return [d for d in pool.map(one, keys[:MAX_READS]) if d]
+        return [d for d in pool.map(one, names[:MAX_READS]) if d]
 
 
 def queue_counts(sqs, url: str) -> dict[str, int]:

@@ -148,6 +148,9 @@ def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
     status = fleet.status(url, out)
     assert status["inputs in the manifest"] == "6"
     assert status["committed"] == "6"
+    # the rate counts the pages the recent inputs' statistics hold (read where the worker wrote them, gzipped)
+    (rate,) = [v for k, v in status.items() if k.startswith("rate (last ")]
+    assert float(rate.split(" pages/s")[0].replace(",", "")) > 0, rate
     assert status["failed (last attempt; not committed)"] == "0"
     assert status["queue: visible / in flight"] == "0 / 0"
     assert status["dead-lettered"] == "0"
