@@ -110,23 +110,20 @@ def qf_module(name: str):
 _FLAT = {"pipeline.process": "process", "archive.inputs": "inputs", "output.layout": "outputs"}
 
 
-def byte_compile_quadfleet() -> int:
-    """Write the bytecode of every quadfleet module, as pip does when it installs a package; the number of
-    modules compiled. An editable checkout run after an edit, or with PYTHONDONTWRITEBYTECODE set (as on
-    the machine that measured the README's figures), compiles the changed modules again at every start:
-    0.09 s a start there, which a whole-process timing would count against quadfleet and no installed
-    quadfleet pays. The lxml script's modules come from site-packages, compiled when installed."""
+def byte_compile_quadfleet() -> None:
+    """Write the bytecode of every quadfleet module, as pip does when it installs a package. An editable
+    checkout run after an edit, or with PYTHONDONTWRITEBYTECODE set (as on the machine that measured the
+    README's figures), compiles the changed modules again at every start: 0.09 s a start there, which a
+    whole-process timing would count against quadfleet and no installed quadfleet pays. The lxml script's
+    modules come from site-packages, compiled when installed."""
     import compileall
     import importlib.util
-    import io as _io
 
-    compiled = 0
     for name in ("quadfleet", "quadfleet.worker", "quadfleet.coordinator"):
         spec = importlib.util.find_spec(name)
         for folder in (spec.submodule_search_locations or []) if spec else []:
-            with contextlib.redirect_stdout(_io.StringIO()):
-                compiled += bool(compileall.compile_dir(folder, quiet=1))
-    return compiled
+            with contextlib.redirect_stdout(io.StringIO()):
+                compileall.compile_dir(folder, quiet=1)
 
 
 def m_lxml(data: bytes) -> Round:
