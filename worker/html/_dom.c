@@ -293,11 +293,175 @@ done:
     return out;
 }
 
+/* Whether a class value holds one of ``roots`` (a tuple of lower-case ASCII bytes) as a token of
+ * value.lower().split(): 1 or 0; -1 when the bytes cannot tell (not plain ASCII: str.lower and str.split
+ * treat some other characters as letters or white space), and the caller asks Python. */
+static int ascii_root_hit(const unsigned char *s, PyObject *roots) {
+    const unsigned char *p = s;
+    for (;;) {
+        while (*p == ' ' || (*p >= 9 && *p <= 13) || (*p >= 28 && *p <= 31)) p++;
+        if (*p == 0) return 0;
+        const unsigned char *start = p;
+        while (*p && !(*p == ' ' || (*p >= 9 && *p <= 13) || (*p >= 28 && *p <= 31))) {
+            if (*p >= 0x80) return -1;
+            p++;
+        }
+        Py_ssize_t len = p - start;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(roots); i++) {
+            PyObject *r = PyTuple_GET_ITEM(roots, i);
+            if (PyBytes_GET_SIZE(r) == len) {
+                const char *rs = PyBytes_AS_STRING(r);
+                Py_ssize_t k = 0;
+                while (k < len) {
+                    unsigned char c = start[k];
+                    if (c >= 'A' && c <= 'Z') c += 32;
+                    if (c != (unsigned char)rs[k]) break;
+                    k++;
+                }
+                if (k == len) return 1;
+            }
+        }
+    }
+}
+
+/* The root test through Python, for values the bytes cannot decide: value.lower().split() (cached in split
+ * by value, as index_one caches it) shares a token with roots_set. */
+static int python_root_hit(DNode *n, DAttr *a, PyObject *doc, PyObject *split, PyObject *roots_set) {
+    PyObject *el = element_factory(doc, n);
+    if (el == NULL) return -1;
+    PyObject *value = class_value(a, el);
+    Py_DECREF(el);
+    if (value == NULL) return -1;
+    if (value == Py_None) {
+        Py_DECREF(value);
+        return 0;
+    }
+    PyObject *toks = PyDict_GetItemWithError(split, value);  /* borrowed */
+    if (toks != NULL) {
+        Py_INCREF(toks);
+    } else {
+        if (PyErr_Occurred()) { Py_DECREF(value); return -1; }
+        PyObject *lower = PyObject_CallMethod(value, "lower", NULL);
+        toks = lower != NULL ? PyObject_CallMethod(lower, "split", NULL) : NULL;
+        Py_XDECREF(lower);
+        if (toks == NULL || PyDict_SetItem(split, value, toks) < 0) { Py_XDECREF(toks); Py_DECREF(value); return -1; }
+    }
+    Py_DECREF(value);
+    int hit = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(toks) && !hit; i++) {
+        hit = PySet_Contains(roots_set, PyList_GET_ITEM(toks, i));
+        if (hit < 0) break;
+    }
+    Py_DECREF(toks);
+    return hit;
+}
+
+typedef struct { DNode *node; PyObject *el; } OpenEl;
+
+/* class_index_roots(element, roots, roots_set) -> (order, tokens, by_class, pos, ends): class_index's answer
+ * for the class-bearing elements that are, or are inside, an element with a root class (roots: those tokens
+ * as lower-case ASCII bytes; roots_set: the same as str). Every other class-bearing element keeps its
+ * position (its slots in order and tokens hold None) but gets no proxy: on real pages with a hCard those are
+ * about 96% of them, and their proxies were most of the index's time. ends: each indexed element's end,
+ * the position of the first class-bearing element after its subtree. See worker/extractors/microformats/index.py. */
+static PyObject *class_index_roots(PyObject *self, PyObject *args) {
+    PyObject *element, *roots, *roots_set;
+    if (!PyArg_ParseTuple(args, "OO!O!", &element, &PyTuple_Type, &roots, &PyFrozenSet_Type, &roots_set))
+        return NULL;
+    if (!PyObject_TypeCheck(element, element_type)) {
+        PyErr_SetString(PyExc_TypeError, "class_index_roots() needs an lxml element");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(roots); i++) {
+        if (!PyBytes_Check(PyTuple_GET_ITEM(roots, i))) {
+            PyErr_SetString(PyExc_TypeError, "class_index_roots(): roots must be bytes");
+            return NULL;
+        }
+    }
+    LElement *el = (LElement *)element;
+    DNode *node = el->_c_node;
+    if (node == NULL || el->_doc == NULL) {
+        PyErr_SetString(PyExc_ValueError, "class_index_roots() needs an element of a document");
+        return NULL;
+    }
+    PyObject *order = PyList_New(0), *tokens = PyList_New(0), *by_class = PyDict_New(), *pos = PyDict_New();
+    PyObject *split = PyDict_New(), *ends = PyDict_New();
+    PyObject *out = NULL;
+    Py_ssize_t cap = 64, depth = 0;
+    OpenEl *open = PyMem_Malloc(cap * sizeof(OpenEl));
+    if (order == NULL || tokens == NULL || by_class == NULL || pos == NULL || split == NULL || ends == NULL
+            || open == NULL) goto done;
+    DNode *n = node;
+    while (n != NULL) {
+        if (n->type == XML_ELEMENT_NODE) {
+            for (DAttr *a = n->properties; a != NULL; a = a->next) {
+                if (a->ns == NULL && a->name != NULL && strcmp((const char *)a->name, "class") == 0) {
+                    int hit = 1;
+                    if (depth == 0) {
+                        DNode *c = a->children;
+                        hit = (c != NULL && c->type == XML_TEXT_NODE && c->next == NULL && c->content != NULL)
+                            ? ascii_root_hit(c->content, roots) : -1;
+                        if (hit < 0) hit = python_root_hit(n, a, el->_doc, split, roots_set);
+                        if (hit < 0) goto done;
+                    }
+                    if (hit) {
+                        if (index_one(n, a, el->_doc, order, tokens, by_class, pos, split) < 0) goto done;
+                        if (depth == cap) {
+                            cap *= 2;
+                            OpenEl *grown = PyMem_Realloc(open, cap * sizeof(OpenEl));
+                            if (grown == NULL) { PyErr_NoMemory(); goto done; }
+                            open = grown;
+                        }
+                        open[depth].node = n;
+                        open[depth].el = PyList_GET_ITEM(order, PyList_GET_SIZE(order) - 1);  /* (order holds it) */
+                        depth++;
+                    } else if (PyList_Append(order, Py_None) < 0 || PyList_Append(tokens, Py_None) < 0) {
+                        goto done;
+                    }
+                    break;
+                }
+            }
+            if (n->children != NULL) {
+                n = n->children;
+                continue;
+            }
+        }
+        for (;;) {  /* n and its subtree are walked: an indexed element's end is where the walk stands */
+            if (depth > 0 && open[depth - 1].node == n) {
+                depth--;
+                PyObject *end = PyLong_FromSsize_t(PyList_GET_SIZE(order));
+                if (end == NULL || PyDict_SetItem(ends, open[depth].el, end) < 0) { Py_XDECREF(end); goto done; }
+                Py_DECREF(end);
+            }
+            if (n == node) goto walked;
+            if (n->next != NULL) {
+                n = n->next;
+                break;
+            }
+            n = n->parent;
+            if (n == NULL) goto walked;
+        }
+    }
+walked:
+    out = PyTuple_Pack(5, order, tokens, by_class, pos, ends);
+done:
+    PyMem_Free(open);
+    Py_XDECREF(order);
+    Py_XDECREF(tokens);
+    Py_XDECREF(by_class);
+    Py_XDECREF(pos);
+    Py_XDECREF(split);
+    Py_XDECREF(ends);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"find", find, METH_VARARGS, "find(element, names, scope, merged): the elements carrying the attributes "
      "(see quadfleet.worker.html.dom)."},
     {"class_index", class_index, METH_O, "class_index(element): the class-bearing elements of its subtree, their "
      "tokens, the elements by token and their positions (see quadfleet.worker.html.dom)."},
+    {"class_index_roots", class_index_roots, METH_VARARGS, "class_index_roots(element, roots, roots_set): "
+     "class_index for the elements in or under a root class only, with their ends (see quadfleet.worker.html.dom)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dom", "Elements by attribute, found in C.", -1,

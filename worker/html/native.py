@@ -58,7 +58,7 @@ def _turned_off(name: str) -> bool:
 
 def _dom_agrees(module: ModuleType) -> None:
     """Raise unless ``module.find`` gives what a plain walk of a test tree gives, for every scope, and
-    ``module.class_index`` what a plain walk and ``get("class")`` give."""
+    ``module.class_index`` (and ``class_index_roots``) what a plain walk and ``get("class")`` give."""
     from lxml import etree
 
     doc = etree.fromstring(
@@ -83,6 +83,17 @@ def _dom_agrees(module: ModuleType) -> None:
                 by_class.setdefault(t, []).append(e)
         if module.class_index(el) != (order, tokens, by_class, {e: i for i, e in enumerate(order)}):
             raise ValueError("class_index differs from a plain walk of the tree")
+        for roots in (frozenset(("c",)), frozenset(("d",))):  # ("D" in the span: a token lower-cased)
+            inside = [e for e in order if any(a in order and not roots.isdisjoint(tokens[order.index(a)])
+                                              for a in (e, *e.iterancestors()))]
+            want = ([e if e in inside else None for e in order],
+                    [t if e in inside else None for e, t in zip(order, tokens)],
+                    {k: [e for e in v if e in inside] for k, v in by_class.items() if set(v) & set(inside)},
+                    {e: order.index(e) for e in inside},
+                    {e: order.index(e) + 1 + sum(d in order for d in e.iterdescendants()) for e in inside})
+            got = module.class_index_roots(el, tuple(r.encode() for r in roots), roots)
+            if got != want:
+                raise ValueError("class_index_roots differs from a plain walk of the tree")
 
 
 def _nquads_setup(module: ModuleType) -> None:

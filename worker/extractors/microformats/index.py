@@ -30,31 +30,51 @@ from ...html import dom
 from ...rdf.terms import BNode
 
 _FIRST_WITH_CLASS = etree.XPath("(descendant-or-self::*[@class])[1]")
+# Root classes of the ten formats: the extractors look inside elements with one of them (value-class elements
+# inside one belong to it), so the index is built over those elements' subtrees alone where it can be.
+ROOT_CLASSES = frozenset(("vcard", "adr", "geo", "vcalendar", "vevent", "vtodo", "vjournal", "vfreebusy", "hreview",
+                          "hlisting", "hresume", "hrecipe", "biota"))
 
 
 class MfIndex:
     """The class index of one page and the scoped lookups built on it."""
 
-    __slots__ = ("root", "base", "url", "by_class", "pos", "order", "tokens", "count", "_plists", "_runs",
+    __slots__ = ("root", "base", "url", "by_class", "pos", "order", "tokens", "count", "_ends", "_plists", "_runs",
                  "_end_memo", "_nested_cache", "_scopes", "_ids")
 
     def __init__(self, root, base: str, url: str):
         self.root = root
         self.base = base
         self.url = url
-        # (one walk in C, worker/html/dom.py: proxies only for the elements with a class)
-        order, tokens, by_class, pos = dom.class_index(root)
+        # One walk in C (worker/html/dom.py), with proxies only for the elements inside a root and their ends
+        # (``_ends``): every lookup the extractors make is inside a root, where this index is the whole one.
+        # Not where a root's scope reaches beyond its subtree (an include, @itemref or @headers), nor without
+        # the C walk: then every class-bearing element is indexed; and any lookup of an element outside the
+        # roots (none is known) builds the whole index first (:meth:`_whole`).
+        found = dom.class_index_roots(root, ROOT_CLASSES)
+        if found is not None and ("include" in found[2] or any(
+                e.get("itemref") is not None or e.get("headers") is not None for e in found[4])):
+            found = None
+        self._index(*(found or (*dom.class_index(root), None)))
+
+    def _index(self, order: list, tokens: list, by_class: dict, pos: dict, ends: dict | None) -> None:
         self.by_class = by_class
         self.pos = pos
         self.order = order
         self.tokens = tokens
-        self.count = len(order)
+        self.count = len(order)  # (positions are the same in both indexes: elements outside roots hold None)
+        self._ends = ends
         self._plists: dict[str, list[int]] = {}
         self._runs: dict = {}
         self._end_memo: dict = {}
         self._nested_cache: dict = {}
         self._scopes: dict = {}
         self._ids: dict | None = None
+
+    def _whole(self, el) -> None:
+        """Index every class-bearing element if ``el`` (looked up) is outside the roots' index."""
+        if self._ends is not None and el not in self.pos:
+            self._index(*dom.class_index(self.root), None)
 
     # ------------------------------------------------------------------------------------------ index
 
@@ -63,6 +83,7 @@ class MfIndex:
         return self.by_class.get(token, [])
 
     def has(self, el, token: str) -> bool:
+        self._whole(el)
         els = self.by_class.get(token)
         if not els or el not in self.pos:
             return False
@@ -76,6 +97,7 @@ class MfIndex:
 
         ``el`` always comes from the index (roots and properties are found by class), so it has a position.
         """
+        self._whole(el)
         return BNode(f"m{self.pos.get(el, 'x')}{role}")
 
     def _plist(self, token: str) -> list[int]:
@@ -90,6 +112,7 @@ class MfIndex:
         cached = self._runs.get(el)
         if cached is not None:
             return cached
+        self._whole(el)
         lo = self.pos.get(el)
         hi = self._end(el)
         if lo is None:
@@ -104,6 +127,8 @@ class MfIndex:
         That is the first class-bearing element in a following sibling's subtree, else the parent's end: so
         the walk climbs, and every element it passes is memoised, which keeps deeply nested roots linear.
         """
+        if self._ends is not None:
+            return self._ends[el]  # (_run made sure el is indexed)
         memo = self._end_memo
         path = []
         node = el

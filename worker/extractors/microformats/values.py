@@ -17,11 +17,8 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from ...rdf.terms import IRI
-from .index import MfIndex
+from .index import ROOT_CLASSES, MfIndex
 
-# Root classes of the ten formats: value-class elements inside one of them belong to it.
-ROOT_CLASSES = frozenset(("vcard", "adr", "geo", "vcalendar", "vevent", "vtodo", "vjournal", "vfreebusy", "hreview",
-                          "hlisting", "hresume", "hrecipe", "biota"))
 _WS = re.compile(r"[ \t\n\r\f]+")
 
 
