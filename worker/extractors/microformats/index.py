@@ -6,7 +6,9 @@ are, found fast; it knows nothing of what a property's value is. :class:`.values
 Why an index: ten extractors look up some hundred class names inside each microformat root. Any23 ran an
 XPath over the subtree for every (root, class) pair, which is what makes it (and mf2py's backcompat) slow
 on big pages. Here one walk over the tree lists every element that has a class attribute, in document
-order, with its lower-cased class tokens; each token gets the list of its elements. The index is built
+order, with its lower-cased class tokens; each token gets the list of its elements. Only the elements in or
+under a root get a Python proxy and a place in those lists where nothing a root refers to lies outside its
+subtree (the others keep their positions: :meth:`MfIndex.__init__`). The index is built
 once per page and cached (:func:`.common.mf_doc`), so the ten extractors share it.
 
 Why lookups are interval arithmetic: in document order the class-bearing descendants of an element form
