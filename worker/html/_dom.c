@@ -191,6 +191,36 @@ static PyObject *class_value(DAttr *a, PyObject *el) {
     return PyObject_CallMethod(el, "get", "s", "class");
 }
 
+/* value.lower().split(), cached in split by value (a new reference; NULL with an error set). */
+static PyObject *cached_tokens(PyObject *value, PyObject *split) {
+    PyObject *toks = PyDict_GetItemWithError(split, value);  /* borrowed */
+    if (toks != NULL) {
+        Py_INCREF(toks);
+        return toks;
+    }
+    if (PyErr_Occurred()) return NULL;
+    PyObject *lower = PyObject_CallMethod(value, "lower", NULL);
+    if (lower == NULL) return NULL;
+    toks = PyObject_CallMethod(lower, "split", NULL);
+    Py_DECREF(lower);
+    if (toks != NULL && PyDict_SetItem(split, value, toks) < 0) Py_CLEAR(toks);
+    return toks;
+}
+
+/* The libxml2 node of ``element`` (an lxml element of a document); NULL with an error naming ``fn`` if not. */
+static DNode *element_node(PyObject *element, const char *fn) {
+    if (!PyObject_TypeCheck(element, element_type)) {
+        PyErr_Format(PyExc_TypeError, "%s() needs an lxml element", fn);
+        return NULL;
+    }
+    LElement *el = (LElement *)element;
+    if (el->_c_node == NULL || el->_doc == NULL) {
+        PyErr_Format(PyExc_ValueError, "%s() needs an element of a document", fn);
+        return NULL;
+    }
+    return el->_c_node;
+}
+
 /* One class-bearing element: its proxy, its position and its tokens into the four structures. */
 static int index_one(DNode *n, DAttr *a, PyObject *doc, PyObject *order, PyObject *tokens, PyObject *by_class,
                      PyObject *pos, PyObject *split) {
@@ -204,17 +234,8 @@ static int index_one(DNode *n, DAttr *a, PyObject *doc, PyObject *order, PyObjec
         PyErr_SetString(PyExc_ValueError, "class_index(): an element lost its class attribute");
         goto out;
     }
-    toks = PyDict_GetItemWithError(split, value);  /* borrowed */
-    if (toks != NULL) {
-        Py_INCREF(toks);
-    } else {
-        if (PyErr_Occurred()) goto out;
-        PyObject *lower = PyObject_CallMethod(value, "lower", NULL);
-        if (lower == NULL) goto out;
-        toks = PyObject_CallMethod(lower, "split", NULL);
-        Py_DECREF(lower);
-        if (toks == NULL || PyDict_SetItem(split, value, toks) < 0) goto out;
-    }
+    toks = cached_tokens(value, split);
+    if (toks == NULL) goto out;
     at = PyLong_FromSsize_t(PyList_GET_SIZE(order));
     if (at == NULL || PyDict_SetItem(pos, el, at) < 0 || PyList_Append(order, el) < 0
             || PyList_Append(tokens, toks) < 0)
@@ -247,16 +268,9 @@ out:
 /* class_index(element) -> (order, tokens, by_class, pos): see quadfleet.worker.html.dom.class_index_py, the
  * definition this is tested against. */
 static PyObject *class_index(PyObject *self, PyObject *element) {
-    if (!PyObject_TypeCheck(element, element_type)) {
-        PyErr_SetString(PyExc_TypeError, "class_index() needs an lxml element");
-        return NULL;
-    }
+    DNode *node = element_node(element, "class_index");
+    if (node == NULL) return NULL;
     LElement *el = (LElement *)element;
-    DNode *node = el->_c_node;
-    if (node == NULL || el->_doc == NULL) {
-        PyErr_SetString(PyExc_ValueError, "class_index() needs an element of a document");
-        return NULL;
-    }
     PyObject *order = PyList_New(0), *tokens = PyList_New(0), *by_class = PyDict_New(), *pos = PyDict_New();
     PyObject *split = PyDict_New();
     PyObject *out = NULL;
@@ -336,17 +350,9 @@ static int python_root_hit(DNode *n, DAttr *a, PyObject *doc, PyObject *split, P
         Py_DECREF(value);
         return 0;
     }
-    PyObject *toks = PyDict_GetItemWithError(split, value);  /* borrowed */
-    if (toks != NULL) {
-        Py_INCREF(toks);
-    } else {
-        if (PyErr_Occurred()) { Py_DECREF(value); return -1; }
-        PyObject *lower = PyObject_CallMethod(value, "lower", NULL);
-        toks = lower != NULL ? PyObject_CallMethod(lower, "split", NULL) : NULL;
-        Py_XDECREF(lower);
-        if (toks == NULL || PyDict_SetItem(split, value, toks) < 0) { Py_XDECREF(toks); Py_DECREF(value); return -1; }
-    }
+    PyObject *toks = cached_tokens(value, split);
     Py_DECREF(value);
+    if (toks == NULL) return -1;
     int hit = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(toks) && !hit; i++) {
         hit = PySet_Contains(roots_set, PyList_GET_ITEM(toks, i));
@@ -368,21 +374,14 @@ static PyObject *class_index_roots(PyObject *self, PyObject *args) {
     PyObject *element, *roots, *roots_set;
     if (!PyArg_ParseTuple(args, "OO!O!", &element, &PyTuple_Type, &roots, &PyFrozenSet_Type, &roots_set))
         return NULL;
-    if (!PyObject_TypeCheck(element, element_type)) {
-        PyErr_SetString(PyExc_TypeError, "class_index_roots() needs an lxml element");
-        return NULL;
-    }
+    DNode *node = element_node(element, "class_index_roots");
+    if (node == NULL) return NULL;
+    LElement *el = (LElement *)element;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(roots); i++) {
         if (!PyBytes_Check(PyTuple_GET_ITEM(roots, i))) {
             PyErr_SetString(PyExc_TypeError, "class_index_roots(): roots must be bytes");
             return NULL;
         }
-    }
-    LElement *el = (LElement *)element;
-    DNode *node = el->_c_node;
-    if (node == NULL || el->_doc == NULL) {
-        PyErr_SetString(PyExc_ValueError, "class_index_roots() needs an element of a document");
-        return NULL;
     }
     PyObject *order = PyList_New(0), *tokens = PyList_New(0), *by_class = PyDict_New(), *pos = PyDict_New();
     PyObject *split = PyDict_New(), *ends = PyDict_New();
