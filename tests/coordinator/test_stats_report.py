@@ -276,18 +276,18 @@ def test_stats_over_an_s3_prefix(run, exact, tmp_path):
         s3 = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
                           aws_access_key_id="testing", aws_secret_access_key="testing")
         s3.create_bucket(Bucket="out")
-        legacy = 0
+        stats_files = sorted((run / "stats").glob("*.json.gz"))
+        legacy = set(stats_files[::2])  # an output of the earlier layout, in part: plain JSON at
+        assert len(legacy) >= 4         # stats/<id>.json, read where the compressed file is missing
         for path in sorted(run.rglob("*")):
             rel = path.relative_to(run).as_posix()
             if path.is_file() and rel.split("/")[0] in ("done", "stats", "data", "pages", "errors"):
                 body = path.read_bytes()
-                if rel.startswith("stats/") and legacy % 2 == 0:  # an output of the earlier layout, in part:
+                if path in legacy:
                     rel, body = rel.removesuffix(".gz"), json.dumps(decode_stats(body), indent=1).encode()
-                    legacy += 1  # plain JSON at stats/<id>.json, read where the compressed file is missing
-                elif rel.startswith("stats/"):
-                    legacy += 1
                 s3.put_object(Bucket="out", Key=f"run/{rel}", Body=body)
-        assert legacy >= 4
+        keys = {o["Key"] for o in s3.list_objects_v2(Bucket="out", Prefix="run/stats/")["Contents"]}
+        assert sum(k.endswith(".json") for k in keys) == len(legacy) and len(keys) == len(stats_files)
         proc = subprocess.run([sys.executable, "-m", "quadfleet.cli", "stats", "s3://out/run", "--quiet",
                                "--top", BIG, "--processes", "2"], env=env, capture_output=True, timeout=120,
                               stdin=subprocess.DEVNULL)

@@ -87,7 +87,13 @@ def class_index_roots(element, roots: frozenset) -> tuple[list, list, dict, dict
     styling) were most of the index's time."""
     if _class_index_roots_c is None:
         return None
-    return _class_index_roots_c(element, tuple(sorted(r.encode("ascii") for r in roots)), frozenset(roots))
+    args = _ROOT_ARGS.get(roots)
+    if args is None:  # (once per set of roots, not once per page)
+        args = _ROOT_ARGS[roots] = (tuple(sorted(r.encode("ascii") for r in roots)), frozenset(roots))
+    return _class_index_roots_c(element, *args)
+
+
+_ROOT_ARGS: dict[frozenset, tuple[tuple[bytes, ...], frozenset]] = {}
 
 
 def class_index_roots_py(element, roots: frozenset) -> tuple[list, list, dict, dict, dict]:
