@@ -1,7 +1,9 @@
 """Pay-level domains: the PSL's rules from the pinned snapshot, offline, cached per host."""
 from __future__ import annotations
 
+import functools
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -65,3 +67,87 @@ def test_never_touches_the_network_or_a_cache(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
     assert not list(tmp_path.rglob("*")), "a cache was written"
+
+
+@functools.cache
+def _tldextract():
+    import tldextract
+    return tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True,
+                                 include_psl_private_domains=False)
+
+
+def _tldextract_pld(host: str) -> str:
+    """The PLD as quadfleet computed it through tldextract itself before its lookup was done in-house (the
+    same steps as ``pld``, with ``TLDExtract.extract_str`` for the lookup): the oracle of the tests below."""
+    from quadfleet.worker.pipeline import domains
+    host = host.strip().rstrip(".").lower()
+    if not host:
+        return ""
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            pass
+    if domains._is_ip(host) or "." not in host:
+        return host
+    r = _tldextract().extract_str(host)
+    if r.suffix:
+        return f"{r.domain}.{r.suffix}" if r.domain else host
+    return ".".join(host.split(".")[-2:])
+
+
+def _hosts_from_rules() -> list[str]:
+    """Hosts at, under and beside every rule of the snapshot, both sections (wildcards filled in, exception
+    rules taken literally and as hosts)."""
+    from quadfleet.worker.pipeline import domains
+    hosts = []
+    for m in domains._RULE.finditer(domains._snapshot_text()):
+        rule = m.group("suffix")
+        plain = rule.lstrip("!").replace("*", "wild")
+        hosts += [plain, f"www.{plain}", f"a.b.{plain}", f"a.{rule}", f"xn--a.{plain}", f"{plain}.zz"]
+        try:
+            hosts.append("shop." + plain.encode("idna").decode("ascii"))  # the rule in punycode
+        except UnicodeError:
+            pass
+    return hosts
+
+
+def test_lookup_equals_tldextract_on_every_rule():
+    hosts = _hosts_from_rules()
+    assert len(hosts) > 50_000
+    differ = [(h, pld(h), _tldextract_pld(h)) for h in hosts if pld(h) != _tldextract_pld(h)]
+    assert not differ, differ[:10]
+
+
+def test_lookup_equals_tldextract_on_corpus_and_hostile_hosts():
+    from urllib.parse import urlsplit
+
+    from conftest import corpus_archive_pages, corpus_path
+    hosts = {urlsplit(page.url).hostname or "" for page in corpus_archive_pages()}
+    for path in corpus_path("real-pages").rglob("*.htm*"):  # and every host the real pages link to
+        for m in re.finditer(rb"(?i)\bhttps?://([^/\s\"'<>?#]+)", path.read_bytes()):
+            hosts.add(m.group(1).decode("utf-8", "replace").rpartition("@")[2].partition(":")[0])
+    assert len(hosts) > 1_500
+    hosts |= {
+        "a..com", ".com", "..", "a.b..co.uk", "xn--.com", "xn--zz-invalid.de", "www.xn--p1ai", "пример.рф",
+        "www.пример.рф", "ex ample.com", "a.*.kawasaki.jp", "!city.kawasaki.jp", "user@host.example.com",
+        "host.example.com:8080", "a/b.example.com", "a?b.example.org", "a#b.example.net", "[::1]", "[zz]",
+        "a\u3002example\u3002com", "a\uff0eb.co.uk", "www.example.com\uff61", "1.2.3.4.5", "01.2.3.4",
+        "999.1.1.1", "a.b.c.d.e.f.g.h.com", "-.com", "_dmarc.example.com", "a.ck", "www.ck", "a.b.ck",
+        "bücher.xn--p1ai", "xn--bcher-kva.example", "city.kawasaki.jp", "kawasaki.jp", "jp", "a.jp.",
+    }
+    differ = [(h, pld(h), _tldextract_pld(h)) for h in sorted(hosts) if pld(h) != _tldextract_pld(h)]
+    assert not differ, differ[:10]
+
+
+def test_extraction_does_not_import_tldextract_or_requests():
+    """tldextract (and the requests it imports) cost a tenth of a small archive's run at start-up: a
+    lookup of ordinary hosts must not load them."""
+    code = textwrap.dedent("""
+        import sys
+        from quadfleet.worker.pipeline.domains import pld
+        assert pld("news.bbc.co.uk") == "bbc.co.uk" and pld("shop.example.xn--p1ai") == "example.xn--p1ai"
+        print(sorted(m for m in ("tldextract", "requests") if m in sys.modules))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr

@@ -1,8 +1,8 @@
 """Pay-level domains (PLDs) from a pinned Public Suffix List, never fetched.
 
-The list is the snapshot that the pinned ``tldextract`` release ships inside its wheel; the extractor is
-built with no suffix-list URLs and no cache directory, so it reads that snapshot and nothing else: counts do
-not change with the network, a cache on some machine, or the day. ``PSL_VERSION`` names the snapshot; it
+The list is the snapshot that the pinned ``tldextract`` release ships inside its wheel, read from that file
+and nothing else (no suffix-list URL, no cache directory): counts do not change with the network, a cache
+on some machine, or the day. ``PSL_VERSION`` names the snapshot; it
 is recorded with every input's statistics and in the crawl report.
 
 Rules (the PSL's own algorithm, ICANN section only):
@@ -18,34 +18,68 @@ Rules (the PSL's own algorithm, ICANN section only):
 """
 from __future__ import annotations
 
+import functools
 import ipaddress
-import pkgutil
 import re
-from importlib import metadata
+from importlib import metadata, util
+from pathlib import Path
 
-import tldextract
+# Why not call tldextract itself: importing it imports ``requests`` and building its extractor makes two
+# tries of the whole list, about 120 ms of every process's start-up (a tenth of a 1,000-page archive's
+# extraction). The lookup below is tldextract 5.4.0's own walk over the same rules (tests compare the two on
+# every rule of the list and every corpus host); a host with characters its URL-splitting would act on is
+# handed to tldextract itself, imported then.
+_PRIVATE = "// ===BEGIN PRIVATE DOMAINS==="
+_RULE = re.compile(r"^(?P<suffix>[.*!]*\w[\S]*)", re.UNICODE | re.MULTILINE)  # tldextract's rule pattern
+_DELEGATED = re.compile("[/?#@:\\[\u3002\uff0e\uff61]")  # what tldextract's netloc parsing would change
+_END = "."  # a trie node's key marking that a rule ends there (no label holds a dot)
 
-# cache_dir=None: no disk cache; suffix_list_urls=(): nothing to fetch, so the bundled snapshot is used.
-_EXTRACT = tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True,
-                                 include_psl_private_domains=False)
+
+def _snapshot_path() -> Path | None:
+    """The snapshot file inside the installed tldextract, found without importing it."""
+    spec = util.find_spec("tldextract")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / ".tld_set_snapshot"
+
+
+def _snapshot_text() -> str:
+    path = _snapshot_path()
+    if path is None:
+        return ""
+    try:
+        return path.read_text("utf-8")
+    except OSError:
+        return ""
 
 
 def _snapshot_version() -> str:
-    try:
-        head = (pkgutil.get_data("tldextract", ".tld_set_snapshot") or b"")[:2000].decode("utf-8", "replace")
-    except OSError:
-        return "unknown"
-    m = re.search(r"^// VERSION: (\S+)", head, re.M)
+    m = re.search(r"^// VERSION: (\S+)", _snapshot_text()[:2000], re.M)
     return m.group(1) if m else "unknown"
 
 
-PSL_VERSION = _snapshot_version()
-TLDEXTRACT_VERSION = metadata.version("tldextract")
+@functools.cache
+def _trie() -> dict:
+    """The ICANN section's rules, labels reversed, as nested dicts (built on first use, once)."""
+    root: dict = {}
+    public = _snapshot_text().partition(_PRIVATE)[0]
+    for m in _RULE.finditer(public):
+        node = root
+        for label in reversed(m.group("suffix").split(".")):
+            node = node.setdefault(label, {})
+        node[_END] = True
+    if not root:
+        raise RuntimeError("the Public Suffix List snapshot of the installed tldextract could not be read")
+    return root
 
 
+@functools.cache
 def psl_info() -> dict[str, str]:
     """What the PLDs were computed with (recorded next to the counts)."""
-    return {"psl_version": PSL_VERSION, "tldextract": TLDEXTRACT_VERSION}
+    return {"psl_version": PSL_VERSION, "tldextract": metadata.version("tldextract")}
+
+
+PSL_VERSION = _snapshot_version()
 
 
 def _is_ip(host: str) -> bool:
@@ -56,6 +90,55 @@ def _is_ip(host: str) -> bool:
         return True
     except ValueError:
         return False
+
+
+def _decoded(label: str) -> str:
+    """A label as the list spells it: punycode decoded (as tldextract does, with the ``idna`` package)."""
+    if not label.startswith("xn--"):
+        return label
+    import idna  # (only for punycode labels: a tldextract dependency)
+    try:
+        return idna.decode(label)
+    except (UnicodeError, IndexError):
+        return label
+
+
+def _suffix_start(labels: list[str]) -> int:
+    """The index of the public suffix's first label in ``labels`` (lower-case), len(labels) if none."""
+    node = _trie()
+    found = len(labels)
+    for i in range(len(labels) - 1, -1, -1):
+        label = _decoded(labels[i])
+        child = node.get(label)
+        if child is not None:
+            node = child
+            if _END in node:
+                found = i
+            continue
+        if "*" in node:  # a wildcard takes this label too, unless an exception rule names it
+            return i + 1 if "!" + label in node else i
+        break
+    return found
+
+
+def _tldextract_split(host: str) -> tuple[str, str]:
+    """(domain, suffix) from tldextract itself, for hosts its URL parsing would change."""
+    import tldextract
+    r = tldextract.TLDExtract(cache_dir=None, suffix_list_urls=(), fallback_to_snapshot=True,
+                              include_psl_private_domains=False).extract_str(host)
+    return r.domain, r.suffix
+
+
+def _split(host: str) -> tuple[str, str]:
+    """(domain, public suffix) of a lower-case host, as tldextract's ``extract_str`` gives them."""
+    host = host.strip().rstrip(".\u3002\uff0e\uff61")  # (as tldextract's netloc parsing ends)
+    if _DELEGATED.search(host):
+        return _tldextract_split(host)
+    labels = host.split(".")
+    i = _suffix_start(labels)
+    if i >= len(labels):
+        return labels[-1], ""
+    return (labels[i - 1] if i > 0 else ""), ".".join(labels[i:])
 
 
 def pld(host: str) -> str:
@@ -70,9 +153,9 @@ def pld(host: str) -> str:
             pass  # not valid IDNA: use it as it is
     if _is_ip(host) or "." not in host:
         return host
-    r = _EXTRACT.extract_str(host)
-    if r.suffix:
-        return f"{r.domain}.{r.suffix}" if r.domain else host  # no domain: the host is a public suffix
+    domain, suffix = _split(host)
+    if suffix:
+        return f"{domain}.{suffix}" if domain else host  # no domain: the host is a public suffix
     labels = host.split(".")  # unknown TLD: the default rule "*"
     return ".".join(labels[-2:])
 
