@@ -344,8 +344,9 @@ def m_whole_extract(archive: Path, workdir: Path, tag: str, command: list[str] |
         for path in (out / "data").glob("*/*.nq.gz"):
             with gzip.open(path, "rt", encoding="utf-8") as fh:
                 lines[path.parent.name] = fh.read().splitlines()
+        allocator = stats.get("versions", {}).get("accelerators", {}).get("allocator", "not recorded")
         return Round(stats["html_pages"], seconds, {"peak_rss_kib": rss, "triples": stats["triples"],
-                                                    "lines_hash": digest(lines)})
+                                                    "lines_hash": digest(lines), "allocator": allocator})
     finally:
         shutil.rmtree(out, ignore_errors=True)
 

@@ -123,7 +123,7 @@ def _print_results(w, arc: dict, res: dict) -> None:
              if wa["repeats"] > 1 else ")") + ",")
         w(f"  as subprocesses: wall time, peak RSS via wait4 of a forked child, best of {wq['rounds']}:")
         w(f"    quadfleet extract --processes 1  {wq['seconds']:>8.3f} s {wq['pages_per_s']:>9,.1f} pages/s "
-          f"{_mib(wq['peak_rss_kib']):>8.1f} MiB")
+          f"{_mib(wq['peak_rss_kib']):>8.1f} MiB   (malloc: {wq.get('allocator', 'not recorded')})")
         c = res["summary"].get("crawl_cost")
         if c:
             w(f"      = ${c['total']:,.2f} per {c['pages'] / 1e9:g}-billion-page crawl: compute ${c['compute']:,.2f} "
