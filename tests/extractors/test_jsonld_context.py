@@ -1,6 +1,9 @@
 """Offline contexts: which URLs are schema.org, the reduced context, and that it changes no RDF."""
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -120,3 +123,30 @@ def test_context_is_processed_once(monkeypatch):
 def test_reduced_context_gives_the_same_rdf_on_edge_cases(doc):
     full = block_triples(doc, BASE, "0b", full_context=True)
     assert full and block_triples(doc, BASE, "0b") == full
+
+
+def test_pyld_is_imported_without_its_http_client():
+    """pyld builds a requests Session as its default loader at import (about 40 ms and 5 MiB of every
+    worker); quadfleet passes its own loader to every call, so a worker's extraction of JSON-LD, through the
+    direct path and through pyld's, must not import requests, while pyld's default loader still works for
+    anyone else in the process: built on first use, it is requests' (here refused by a closed local port)."""
+    code = textwrap.dedent("""
+        import json, sys
+        from quadfleet.worker.extractors.jsonld.direct import expand_schema_org
+        from quadfleet.worker.extractors.jsonld.extractor import block_triples
+        from quadfleet.worker.extractors.jsonld.repair import parse
+        base = "http://www.example.com/index.html"
+        direct = {"@context": "https://schema.org", "@type": "Product", "name": "A", "url": "/a"}
+        vocab = {"@context": [{"@vocab": "http://example.org/"}, "https://schema.org"], "@type": "Thing", "p": 1}
+        assert expand_schema_org(direct, base) is not None and expand_schema_org(vocab, base) is None
+        for block in (direct, vocab):  # the first without pyld, the second through it
+            assert block_triples(parse(json.dumps(block))[0], base, "b", block is vocab), block
+        assert "requests" not in sys.modules, "requests imported"
+        from pyld import jsonld
+        try:
+            jsonld.expand({"@context": "http://127.0.0.1:9/ctx.jsonld", "a": 1})
+        except jsonld.JsonLdError as exc:
+            print("requests" in sys.modules, type(exc).__name__)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["True", "JsonLdError"], proc.stdout + proc.stderr

@@ -31,10 +31,9 @@ import re
 import warnings
 
 from cachetools import LRUCache
-from pyld import jsonld
-from pyld.context_resolver import ContextResolver
 
 from ...rdf.schemaorg import package_file
+from .offline import ContextResolver, jsonld
 
 __all__ = ["RemoteContextError", "ContextUnavailable", "is_schema_org", "full_context",
            "reduced_context", "expand", "SCHEMAORG_CONTEXT_PATH"]

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import re
 
-from pyld.iri_resolver import resolve
-
 from .context import is_schema_org, reduced_context
+from .offline import resolve
 
 __all__ = ["expand_schema_org"]
 
