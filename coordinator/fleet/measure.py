@@ -22,14 +22,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...worker.errors import QuadfleetError
 from ...worker.output.layout import decode_stats
-from .counting import CountingProxy
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
 PHASES = ("enqueue", "extract", "stats", "subsets")
@@ -126,6 +124,10 @@ def measure(plan: Plan, copies: tuple[int, ...] = (1, 2)) -> list[Run]:
 
 
 def _one_run(plan: Plan, endpoint: str, copies: int) -> Run:
+    import urllib.request  # here, as the proxy: `quadfleet` starts without them (this module is on its parser)
+
+    from .counting import CountingProxy
+
     urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=10).close()
     s3 = _client("s3", endpoint)
     for bucket in (INPUT_BUCKET, OUTPUT_BUCKET):

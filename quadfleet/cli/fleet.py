@@ -2,8 +2,23 @@
 :mod:`quadfleet.coordinator.fleet`."""
 from __future__ import annotations
 
-from ..coordinator.fleet import commands, cost, measure
+import functools
+
+from ..coordinator.fleet import cost, measure
 from .parsing import add_aws_arguments, add_command
+
+
+@functools.cache  # one function per command, whichever parser names it
+def _command(name: str):
+    """``fleet NAME``'s function, its module (CloudFormation, EC2, a thread pool) loaded when it runs: the
+    parser is built by every ``quadfleet`` command, extraction's too."""
+    def run(args):
+        from ..coordinator.fleet import commands
+
+        return getattr(commands, name)(args)
+
+    run.__name__ = run.__qualname__ = name
+    return run
 
 
 def add_parser(sub) -> None:
@@ -57,13 +72,13 @@ def add_parser(sub) -> None:
     p.add_argument("--visibility-timeout", type=int, help="of a new queue (default 900)")
     p.add_argument("--max-receive-count", type=int, help="of a new queue (default 3)")
     p.add_argument("--template", metavar="FILE", help="another template (default: the packaged infra/fleet.yaml)")
-    p.set_defaults(func=commands.up)
+    p.set_defaults(func=_command("up"))
 
     p = command("scale", "run N instances now", """Set the fleet's size to N instances; busy instances above it
         are stopped too (their workers give their messages back at once).""", [
         "quadfleet fleet scale --stack cc 100", "quadfleet fleet scale --stack cc 0"])
     p.add_argument("size", type=int, metavar="N", help="the number of instances to run")
-    p.set_defaults(func=commands.scale)
+    p.set_defaults(func=_command("scale"))
 
     p = command("status", "the fleet's instances by state and market, interruptions, queue, committed (a run's "
                 "progress alone: `quadfleet status`)", """The fleet's instances by state and market, busy ones,
@@ -73,7 +88,7 @@ def add_parser(sub) -> None:
         notes="`quadfleet fleet status`: the fleet's instances; `quadfleet status`: a fleet run's progress "
               "(queue, committed, failed) without the instances.")
     p.add_argument("--out", metavar="s3://BUCKET/PREFIX", help="the run to count (default: the stack's output)")
-    p.set_defaults(func=commands.status)
+    p.set_defaults(func=_command("status"))
 
     p = command("down", "stop every worker and delete the stack; the queue and results stay", """Stop every
         instance (busy ones too) and delete the stack, keeping the queue, its dead-letter queue and the results;
@@ -81,7 +96,7 @@ def add_parser(sub) -> None:
         "quadfleet fleet down --stack cc", "quadfleet fleet down --stack cc --delete-queue"])
     p.add_argument("--delete-queue", action="store_true",
                    help="also delete the work and dead-letter queues this fleet made (never the results)")
-    p.set_defaults(func=commands.down)
+    p.set_defaults(func=_command("down"))
 
     p = add_command(fsub, "cost", "what a crawl costs: compute, S3 and SQS requests, a month of storage",
                     """What a crawl costs on a spot fleet: vCPU-hours from pages/s per core times the spot

@@ -1,11 +1,8 @@
 """Open an input by its URI (local path, file:, https:, s3:) as a binary stream."""
 from __future__ import annotations
 
-import http.client
 import os
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from ..errors import ArchiveError, InputError, InputMissing, RangeUnsatisfiable, TransientError, io_errors, is_transient
@@ -23,6 +20,7 @@ def read_small(location: str, limit: int | None = None) -> tuple[bytes, str | No
         return data
 
     if location.startswith(("http://", "https://")):
+        import urllib.request  # here: a worker reading local files or S3 never loads the HTTP client
         try:
             with urllib.request.urlopen(location, timeout=30) as resp:
                 return bounded(resp), resp.headers.get("Content-Type"), resp.geturl()
@@ -110,6 +108,10 @@ def _range(start: int, end: int | None) -> str:
 
 
 def _open_http(uri: str, start: int = 0, end: int | None = None, state: dict | None = None):
+    import http.client  # here: a worker reading local files or S3 never loads the HTTP client
+    import urllib.error
+    import urllib.request
+
     state = {} if state is None else state
 
     def open_at(pos: int):

@@ -1,37 +1,81 @@
-"""pyld, imported without the HTTP client it would build and we never use.
+"""pyld, imported without the HTTP clients it would set up and we never use.
 
-At import, pyld makes its default document loader, a ``requests`` Session: requests, urllib3,
-charset_normalizer, http.client and ssl are imported into every worker process (about 40 ms of each
-start and several MiB of each process's memory) although quadfleet passes its own loader to every call
-(:mod:`.context`): a worker never fetches a context. So pyld is imported here with ``requests`` (and
-``aiohttp``, its second choice) made unimportable for that moment, where neither was imported already;
-pyld then falls back to its dummy loader, which this module replaces by one that builds pyld's usual
-requests loader on first use. Anyone else calling pyld in the process with the default loader gets
-pyld's behaviour as before, only later.
+At import, pyld makes its default document loader, a ``requests`` Session (importing requests, urllib3,
+charset_normalizer, http.client and ssl), and its package imports its aiohttp loader's module, which imports
+asyncio: together about 60 ms of every worker's start and several MiB of its memory, although quadfleet
+passes its own loader to every call (:mod:`.context`) and a worker never fetches a context. So the three
+modules quadfleet uses (``pyld.jsonld``, ``pyld.context_resolver``, ``pyld.iri_resolver``) are imported
+here with the package's ``__init__`` deferred (it runs, in the same package object, when something first
+asks the package for a name it does not have yet, such as ``pyld.AioHttpDocumentLoader``) and with
+``requests``, ``aiohttp`` and ``asyncio`` made unimportable for that moment, where none was imported
+already. pyld then falls back to its dummy loader, which this module replaces by one that builds pyld's
+usual requests loader on first use. Anyone else in the process who uses pyld gets it as always, its
+imports and its default loader made later.
 
 Every quadfleet module that uses pyld imports it from here.
 """
 from __future__ import annotations
 
+import importlib.util
 import sys
 
-_BLOCKED = ("requests", "aiohttp")
+_BLOCKED = ("requests", "aiohttp", "asyncio")
+_USED = ("pyld.jsonld", "pyld.context_resolver", "pyld.iri_resolver")
+_IMPORTING: list[bool] = []  # non-empty while _import_pyld imports
 
 
 def _import_pyld():
-    """Import pyld's JSON-LD module with its network clients kept out, and restore the module table."""
+    """pyld's modules that quadfleet uses, imported with its network clients kept out; then the module
+    table as it was, plus those modules."""
     if "pyld.jsonld" in sys.modules:  # imported before us: nothing to spare
-        return sys.modules["pyld.jsonld"], False
+        return _used_modules(), False
+    if "pyld" not in sys.modules:
+        _defer_package_init("pyld")
     blocked = [name for name in _BLOCKED if name not in sys.modules]
     for name in blocked:
         sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
+    _IMPORTING.append(True)
     try:
-        import pyld.jsonld as module
+        modules = _used_modules()
     finally:
+        _IMPORTING.clear()
         for name in blocked:
             if name in sys.modules and sys.modules[name] is None:
                 del sys.modules[name]
-    return module, bool(blocked)
+    return modules, bool(blocked)
+
+
+def _used_modules() -> list:
+    # pyld.jsonld first, as pyld's own __init__ has it: the other two import from it
+    import pyld.jsonld  # noqa: F401
+
+    # isort: split
+    import pyld.context_resolver  # noqa: F401
+    import pyld.iri_resolver  # noqa: F401
+
+    return [sys.modules[name] for name in _USED]
+
+
+def _defer_package_init(name: str) -> None:
+    """Put package ``name`` in ``sys.modules`` without running its ``__init__``, which runs in that same
+    module object the first time an attribute it does not have is asked for (PEP 562's ``__getattr__``)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return  # not installed, or not a package: the plain import says so
+    package = importlib.util.module_from_spec(spec)
+
+    def __getattr__(attribute: str):
+        if _IMPORTING:  # pyld's own ``from pyld import jsonld``: no attribute makes the import system load it
+            raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
+        del package.__getattr__  # once: from here on the package is as its __init__ makes it
+        spec.loader.exec_module(package)
+        try:
+            return package.__dict__[attribute]
+        except KeyError:
+            raise AttributeError(f"module {name!r} has no attribute {attribute!r}") from None
+
+    package.__getattr__ = __getattr__
+    sys.modules[name] = package
 
 
 def _requests_loader_on_first_use(url, options=None):
@@ -41,11 +85,10 @@ def _requests_loader_on_first_use(url, options=None):
     return loader(url, options)
 
 
-jsonld, _spared = _import_pyld()
+(jsonld, _context_resolver, _iri_resolver), _spared = _import_pyld()
 if _spared:
     jsonld.set_document_loader(_requests_loader_on_first_use)
-
-from pyld.context_resolver import ContextResolver  # noqa: E402  (after pyld.jsonld, as above)
-from pyld.iri_resolver import resolve  # noqa: E402
+ContextResolver = _context_resolver.ContextResolver
+resolve = _iri_resolver.resolve
 
 __all__ = ["jsonld", "ContextResolver", "resolve"]
