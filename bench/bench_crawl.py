@@ -55,7 +55,8 @@ from crawlmeasure import (BenchError, Round, byte_compile_quadfleet, m_extruct, 
                           normalised, paired, pin_one_core, ratio, summarise)
 # page_features, og_like and the SMOKE_ sizes are re-exported for the tests
 from crawlmix import (CC_SET, REAL_SET, REPEAT_PARAM, SMOKE_MIX_PAGES, SMOKE_REAL_PAGES,  # noqa: E402,F401
-                      WARC_NAMES, build_archives, build_repeated, og_like, page_features, strip_repeat)
+                      WARC_NAMES, build_archives, build_repeated, og_like, page_features, strip_repeat,
+                      write_start_only)
 from crawlreport import machine_info, print_report  # noqa: E402
 
 REPO = BENCH_DIR.parent
@@ -153,6 +154,8 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
                 skipped[a.name]["baseline-commit"] = "build failed (see WARNING)"
 
     byte_compile_quadfleet()  # (as an installed quadfleet is: see crawlmeasure.byte_compile_quadfleet)
+    start_only = write_start_only(workdir / "start-only.warc.gz")
+    start_rounds: dict[str, list[Round]] = collections.defaultdict(list)
     rounds: dict[str, dict[str, list[Round]]] = {a.name: collections.defaultdict(list) for a in archives}
     current_lines: dict[str, dict[str, list[str]]] = {}
     hashes: dict[str, set] = {a.name: set() for a in archives}
@@ -202,6 +205,13 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
                 log(f"  extruct on {arc.html_pages} pages of {arc.path.name} (one round) ...")
                 gc.collect()
                 r["extruct"].append(m_extruct(arc.data))
+        if any("whole-process" not in skipped[a.name] for a in archives):
+            try:  # a process's start and end alone, beside this round's whole processes
+                gc.collect()
+                start_rounds["quadfleet"].append(m_whole_extract(start_only, workdir, f"start-{rnd}"))
+                start_rounds["script"].append(m_whole_lxml(start_only, workdir))
+            except BenchError as exc:
+                warnings.append(f"start-up alone skipped: {exc}")
         if build is not None:
             gc.collect()
             if rnd == 0:
@@ -240,6 +250,9 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
                                            baseline_off.get(arc.name), current_lines.get(arc.name), skipped[arc.name],
                                            warnings)
                for arc in archives}
+    start_up = {k: summarise(v) for k, v in start_rounds.items() if v}
+    for res in results.values():
+        res["summary"]["whole_process_ratio_without_start"] = without_start(res["measurements"], start_up)
     archives_json = {}
     for a in archives:
         archives_json[a.name] = {"file": a.path.name, "html_pages": a.html_pages, "records": a.records,
@@ -256,6 +269,7 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
         "whole_repeat": args.whole_repeat,
         "config_hash": config_all.hash, "formats": list(config_all.formats),
         "archives": archives_json,
+        "start_up": start_up,
         "results": results,
         "warnings": warnings,
     }
@@ -342,6 +356,15 @@ def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, who
         },
         "nquads_lines": q["triples"],
     }
+
+
+def without_start(ms: dict, start_up: dict) -> float | None:
+    """The whole-process ratio with each process's start and end (its run on an archive with no page) taken
+    out of its time: the ratio a crawl's archives, of thousands of pages each, would show."""
+    wq, wl, sq, sl = ms.get("whole-quadfleet"), ms.get("whole-lxml"), start_up.get("quadfleet"), start_up.get("script")
+    if not (wq and wl and sq and sl) or wq["seconds"] <= sq["seconds"]:
+        return None
+    return ratio(wl["seconds"] - sl["seconds"], wq["seconds"] - sq["seconds"])
 
 
 def crawl_dollars(pages_per_s: float) -> dict[str, Any] | None:

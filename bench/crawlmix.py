@@ -277,6 +277,13 @@ def write_real_warc(path: Path, pages: list[Candidate]) -> None:
             _response(writer, cand.url, cand.body, cand.content_type)
 
 
+def write_start_only(path: Path) -> Path:
+    """A WARC holding one warcinfo record and no page: what a whole process costs before its first page."""
+    with open(path, "wb") as fh:
+        _warcinfo(WARCWriter(fh, gzip=True), path.name, "no page: a process's start and end alone")
+    return path
+
+
 def write_mix_warc(path: Path, pages: list[Candidate], counts: list[int], warcinfos: list[bytes],
                    loose: list[bytes]) -> None:
     """Every page ``counts[i]`` times, the copies and loose records interleaved in a fixed pseudo-random order.

@@ -95,6 +95,13 @@ def print_report(report: dict[str, Any], out=sys.stdout) -> None:
               f"{'; reused from the workdir' if wa['cached'] else ''})")
     for name, res in report["results"].items():
         _print_results(w, report["archives"][name], res)
+    start = report.get("start_up") or {}
+    if start.get("quadfleet") and start.get("script"):
+        sq, sl = start["quadfleet"], start["script"]
+        w()
+        w(f"start-up alone (an archive with no page, best of {sq['rounds']}): quadfleet extract {sq['seconds']:.3f} s "
+          f"{_mib(sq['peak_rss_kib']):.1f} MiB, warcio + lxml script {sl['seconds']:.3f} s "
+          f"{_mib(sl['peak_rss_kib']):.1f} MiB")
     for warning in report["warnings"]:
         w(f"WARNING: {warning}")
 
@@ -165,6 +172,9 @@ def _print_results(w, arc: dict, res: dict) -> None:
     if s.get("whole_process_ratio") is not None:
         w(f"    whole process: quadfleet ≈ {s['whole_process_ratio']:.2f}× lxml's pages/s "
           f"(lxml script {wl['seconds']:.3f} s / quadfleet extract {wq['seconds']:.3f} s, {wq['pages']:,} pages)")
+    if s.get("whole_process_ratio_without_start") is not None:
+        w(f"    whole process, each one's start-up taken out ≈ {s['whole_process_ratio_without_start']:.2f}× "
+          "(both less their run on an archive with no page: what archives of thousands of pages would show)")
     like = s.get("baseline_like_for_like")
     w(f"    quadfleet-all / baseline-commit              {_show(s['quadfleet_all_over_baseline_commit'])}"
       + ("" if like is None else

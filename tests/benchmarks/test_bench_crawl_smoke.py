@@ -67,6 +67,20 @@ def test_bench_crawl_smoke(tmp_path, capsys):
         assert c["total"] == pytest.approx(c["compute"] + c["requests"] + c["storage"])
         assert c["compute"] == pytest.approx(3e9 / c["pages_per_s"] / 3600 * c["vcpu_hour"])
         assert f"= ${c['total']:,.2f} per 3-billion-page crawl" in out
+    # start-up alone: both processes on an archive with no page, and the ratio with it taken out of each
+    start = report["start_up"]
+    assert start["quadfleet"]["pages"] == start["script"]["pages"] == 0
+    assert 0 < start["quadfleet"]["seconds"] and 0 < start["script"]["seconds"]
+    assert start["quadfleet"]["rounds"] == report["rounds"] and start["quadfleet"]["triples"] == 0
+    for name in report["archives"]:
+        ms, s = report["results"][name]["measurements"], report["results"][name]["summary"]
+        got = s["whole_process_ratio_without_start"]
+        if ms["whole-quadfleet"]["seconds"] > start["quadfleet"]["seconds"]:
+            assert got == pytest.approx((ms["whole-lxml"]["seconds"] - start["script"]["seconds"])
+                                        / (ms["whole-quadfleet"]["seconds"] - start["quadfleet"]["seconds"]))
+        else:
+            assert got is None
+    assert "start-up alone (an archive with no page" in out
     assert "quadfleet ≈" in out and "crawl-mix.warc.gz (48 HTML pages)" in out
     assert "whole process on crawl-mix-x2.warc.gz (96 HTML pages" in out
     assert "the same, class subsets off" in out  # the whole process as the baseline commit ran it
