@@ -11,11 +11,9 @@ interrupted (SIGINT, SIGTERM), and what a killed run left is removed by the next
 """
 from __future__ import annotations
 
-import contextlib
 import multiprocessing as mp
 import os
 import queue
-import signal
 import tempfile
 import threading
 import time
@@ -34,6 +32,7 @@ from ..worker.output.manifest import MANIFEST_KEY
 from ..worker.output.scratch import RunScratch, hold
 from ..worker.output.stats import FileStats
 from ..worker.pipeline.process import process_input, record_failure
+from .interrupts import term_interrupts
 from .preflight import MIXED_FLAG, check_run, open_run
 from .screen import plural
 
@@ -112,26 +111,9 @@ def run_local(specs: list[InputSpec], out: str, config: Config, processes: int,
     slow = native.fallback_warning()
     if slow:  # the same output, several times slower: say so before the hours it may cost
         console.print(f"warning: {slow}", markup=False, highlight=False, soft_wrap=True)
-    with _term_interrupts(), RunScratch(scratch_base(out)) as scratch:
+    with term_interrupts(), RunScratch(scratch_base(out)) as scratch:
         return _run(specs, out, config, processes, console, show_progress, allow_mixed_config, str(scratch.path),
                     str(scratch.lock_path))
-
-
-@contextlib.contextmanager
-def _term_interrupts():
-    """SIGTERM raises KeyboardInterrupt, as SIGINT does, so that an interrupted run cleans up after itself."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _run(specs: list[InputSpec], out: str, config: Config, processes: int, console: Console,

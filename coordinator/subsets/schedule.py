@@ -12,11 +12,8 @@ its ranges, a range task its figures, a finish task the class's summary.
 from __future__ import annotations
 
 import collections
-import contextlib
 import os
-import signal
 import tempfile
-import threading
 import multiprocessing as mp
 import queue
 import time
@@ -28,6 +25,7 @@ from typing import Callable
 
 from ...worker.output.layout import SCRATCH_DIR
 from ...worker.output.scratch import RunScratch
+from ..interrupts import term_interrupts
 from ..screen import plural
 from .merge import discard_runs
 from .tasks import (CPU_KEY, DIED, call, init_pool, outcome, set_progress, summary_extra, task_compact,
@@ -330,24 +328,6 @@ def run_job(job: Job, dest: str, opts, processes: int, fingerprint: str, groups,
         with (RunScratch(build) if build else Held(scratch)) as build_scratch:
             Scheduler(job, dest, opts, processes, fingerprint, scratch, build_scratch, console, bars,
                       result).run(groups)
-
-
-@contextlib.contextmanager
-def term_interrupts():
-    """SIGTERM raises KeyboardInterrupt, as SIGINT does, so that the run removes its scratch (as
-    ``coordinator.local`` does; not imported from there, which would load every extractor)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class Held:
