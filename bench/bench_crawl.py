@@ -245,14 +245,12 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
                     skipped[arc.name]["whole-baseline"] = str(exc)
                     warnings.append(f"{arc.name}: the baseline commit's quadfleet extract failed: {exc}")
 
+    start_up = {k: summarise(v) for k, v in start_rounds.items() if v}
     results = {arc.name: summarise_archive(arc, repeated.get(arc.name), rounds[arc.name], hashes[arc.name],
                                            whole_expected.get(arc.name), build, baseline_rounds[arc.name],
                                            baseline_off.get(arc.name), current_lines.get(arc.name), skipped[arc.name],
-                                           warnings)
+                                           warnings, start_up)
                for arc in archives}
-    start_up = {k: summarise(v) for k, v in start_rounds.items() if v}
-    for res in results.values():
-        res["summary"]["whole_process_ratio_without_start"] = without_start(res["measurements"], start_up)
     archives_json = {}
     for a in archives:
         archives_json[a.name] = {"file": a.path.name, "html_pages": a.html_pages, "records": a.records,
@@ -277,7 +275,7 @@ def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> 
 
 def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, whole_expected: str | None, build,
                       baseline_rounds: list[dict], baseline_off: dict | None, lines: dict | None,
-                      skipped: dict[str, str], warnings: list[str]) -> dict[str, Any]:
+                      skipped: dict[str, str], warnings: list[str], start_up: dict) -> dict[str, Any]:
     """One archive's figures, checks, baseline comparison and summary ratios; problems go to ``warnings``."""
     name = arc.name
     ms = {k: summarise(v) for k, v in rounds.items() if v}
@@ -328,6 +326,7 @@ def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, who
         "summary": {
             "quadfleet_all_over_lxml": ratio(rate.get("quadfleet-all"), rate.get("lxml")),
             "whole_process_ratio": ratio(wl["seconds"], wq["seconds"]) if wq and wl else None,
+            "whole_process_ratio_without_start": without_start(ms, start_up),
             "whole_process_pages": wq["pages"] if wq else None,
             "quadfleet_all_over_baseline_commit": ratio(rate.get("quadfleet-all"), rate.get("baseline-commit")),
             "quadfleet_all_over_baseline_commit_paired": paired(rounds.get("quadfleet-all"),

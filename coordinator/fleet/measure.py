@@ -124,7 +124,8 @@ def measure(plan: Plan, copies: tuple[int, ...] = (1, 2)) -> list[Run]:
 
 
 def _one_run(plan: Plan, endpoint: str, copies: int) -> Run:
-    import urllib.request  # here, as the proxy: `quadfleet` starts without them (this module is on its parser)
+    # imported here: this module is on every `quadfleet` command's parser, and extraction needs neither
+    import urllib.request
 
     from .counting import CountingProxy
 

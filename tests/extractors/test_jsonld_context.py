@@ -152,3 +152,18 @@ def test_pyld_is_imported_without_its_http_client():
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.split() == ["True", "JsonLdError"], proc.stdout + proc.stderr
+
+
+def test_pyld_keeps_its_own_loader_where_requests_was_imported_first():
+    """With requests already in the process nothing is spared: pyld builds its requests loader at import, as
+    always, and it is left in place (not swapped for the one built on first use)."""
+    code = textwrap.dedent("""
+        import requests
+        from quadfleet.worker.extractors.jsonld import offline
+        from pyld.documentloader.requests import RequestsDocumentLoader
+        loader = offline.jsonld.get_document_loader()
+        print(type(loader).__name__, loader is offline._requests_loader_on_first_use)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["RequestsDocumentLoader", "False"], \
+        proc.stdout + proc.stderr

@@ -25,8 +25,9 @@ _IMPORTING: list[bool] = []  # non-empty while _import_pyld imports
 
 
 def _import_pyld():
-    """pyld's modules that quadfleet uses, imported with its network clients kept out; then the module
-    table as it was, plus those modules."""
+    """pyld's modules that quadfleet uses, imported with its network clients kept out (the module table
+    then as it was, plus those modules); and whether requests was kept out, so that pyld fell back to its
+    dummy default loader (with requests already imported, pyld made its usual loader itself)."""
     if "pyld.jsonld" in sys.modules:  # imported before us: nothing to spare
         return _used_modules(), False
     if "pyld" not in sys.modules:
@@ -42,7 +43,7 @@ def _import_pyld():
         for name in blocked:
             if name in sys.modules and sys.modules[name] is None:
                 del sys.modules[name]
-    return modules, bool(blocked)
+    return modules, "requests" in blocked
 
 
 def _used_modules() -> list:
@@ -85,8 +86,8 @@ def _requests_loader_on_first_use(url, options=None):
     return loader(url, options)
 
 
-(jsonld, _context_resolver, _iri_resolver), _spared = _import_pyld()
-if _spared:
+(jsonld, _context_resolver, _iri_resolver), _requests_kept_out = _import_pyld()
+if _requests_kept_out:
     jsonld.set_document_loader(_requests_loader_on_first_use)
 ContextResolver = _context_resolver.ContextResolver
 resolve = _iri_resolver.resolve
