@@ -11,7 +11,6 @@ interrupted (SIGINT, SIGTERM), and what a killed run left is removed by the next
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import queue
 import tempfile
@@ -21,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config, config_from_json
@@ -165,9 +163,7 @@ def _extract(store, specs, todo, result, out, config, processes, console, show_p
     by_id = {s.id: s for s in todo}
     started = time.time()
     config_json = config.to_json()
-    progress = Progress(TextColumn("[bold]extract"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("files · {task.fields[pages]} pages · {task.fields[rate]} pages/s"),
-                        TimeElapsedColumn(), console=console, disable=not show_progress or not todo)
+    progress = _progress_bar(console) if show_progress and todo else _NoProgress(console)
     task = progress.add_task("extract", total=len(todo), pages=0, rate="0")
     pages = 0
 
@@ -193,7 +189,9 @@ def _extract(store, specs, todo, result, out, config, processes, console, show_p
             for s in todo:
                 finish(*_run_one(s, out, scratch, config_json, progress=add_pages))
         else:
-            ctx = mp.get_context("spawn")
+            import multiprocessing  # (only a pool needs it: a one-process run is spared its import)
+
+            ctx = multiprocessing.get_context("spawn")
             q = ctx.Queue()
             stop = threading.Event()
 
@@ -222,6 +220,37 @@ def _extract(store, specs, todo, result, out, config, processes, console, show_p
                         break
     result.seconds = time.time() - started
     return result
+
+
+def _progress_bar(console: Console):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("[bold]extract"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("files · {task.fields[pages]} pages · {task.fields[rate]} pages/s"),
+                    TimeElapsedColumn(), console=console)
+
+
+class _NoProgress:
+    """The bar's stand-in with --quiet or nothing to do: rich.progress (a few milliseconds of every run's
+    start-up) is then not loaded at all."""
+
+    def __init__(self, console: Console):
+        self.console = console
+
+    def add_task(self, *args, **fields) -> int:
+        return 0
+
+    def update(self, task: int, **fields) -> None:
+        pass
+
+    def advance(self, task: int) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
 
 
 def _star_run_one(args):

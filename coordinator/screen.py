@@ -18,11 +18,12 @@ WIDE = 1_000_000  # columns of a console that is not a terminal: no line is ever
 
 def console(stderr: bool = False) -> Console:
     """A console on stdout (or stderr): rich's own on a terminal; elsewhere no wrapping, colour or cursor
-    control."""
+    control. Never emoji: a URL, host or value holding ``:name:`` is printed as it is (and rich's table of
+    emoji codes is not loaded by every command that prints a table)."""
     stream = sys.stderr if stderr else sys.stdout
     if _is_terminal(stream):
-        return Console(stderr=stderr)
-    return Console(stderr=stderr, width=WIDE, soft_wrap=True, no_color=True, highlight=False,
+        return Console(stderr=stderr, emoji=False)
+    return Console(stderr=stderr, width=WIDE, soft_wrap=True, no_color=True, highlight=False, emoji=False,
                    force_terminal=False, force_jupyter=False)
 
 

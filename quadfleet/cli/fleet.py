@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 
-from ..coordinator.fleet import cost, measure
 from .parsing import add_aws_arguments, add_command
 
 
@@ -22,7 +21,9 @@ def _command(name: str):
 
 
 def add_parser(sub) -> None:
-    """``quadfleet fleet up/scale/status/down/cost``."""
+    """``quadfleet fleet up/scale/status/down/cost/measure`` (cost's and measure's options come from their
+    modules, loaded only when this parser is built)."""
+    from ..coordinator.fleet import cost, measure
 
     fp = add_command(sub, "fleet", "bring a spot fleet (infra/fleet.yaml) up, scale it, watch it, take it down",
                      """A spot fleet as one CloudFormation stack (infra/fleet.yaml): `up` creates or updates it,

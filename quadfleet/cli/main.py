@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..worker.errors import QuadfleetError
-from .parser import build_parser
+from .parser import build_parser, command_named
 
 
 def _aws_options(args):
@@ -34,7 +34,7 @@ def _stacks_on_sigusr1() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(command_named(sys.argv[1:] if argv is None else argv)).parse_args(argv)
     if argv is None:  # the command itself (tests calling main(argv) keep their own signal handling)
         _stacks_on_sigusr1()
     try:

@@ -96,7 +96,10 @@ def package_digest() -> str:
         return "not a shipped package (no quadfleet-package.json in this environment)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``command`` (a command's name) that command's alone: what :func:`main` builds
+    when the arguments name one, since the other commands' options (and the modules ``fleet cost`` and
+    ``fleet measure`` take theirs from) cost every run start-up time."""
     ap = argparse.ArgumentParser(
         prog="quadfleet", formatter_class=HelpFormatter,
         description=fill("""Extract the structured data embedded in web pages — JSON-LD, microdata, RDFa (Open
@@ -111,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action=VersionAction)
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
 
+    for name, add in _COMMANDS.items():
+        if command in (None, name):
+            add(sub)
+    return ap
+
+
+def _page_command(sub) -> None:
     p = add_command(sub, "page", "print the N-Quads of one HTML page", """Print the N-Quads of one HTML page
         (a file or an http(s):// URL) on stdout, for checking your own markup; what an extractor could not do
         goes to stderr. A WARC/ARC archive is read by `quadfleet extract`, not by `page`.""", [
@@ -122,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_settings_args(p)
     p.set_defaults(func=commands.cmd_page)
 
+
+def _extract_command(sub) -> None:
     e = add_command(sub, "extract", "extract N-Quads from archives on this machine", """Extract the structured
         data of WARC/ARC archives (local files or globs, https:// or s3:// URLs, a path listing, or the records
         a URL index selects) into --out, a directory or s3://BUCKET/PREFIX, with a pool of processes.
@@ -153,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(e)
     e.set_defaults(func=commands.cmd_extract)
 
+
+def _enqueue_command(sub) -> None:
     q = add_command(sub, "enqueue", "put a run's inputs on the SQS work queue", """Send a run's inputs (archive
         URLs, a listing, a whole Common Crawl crawl, or the records an index selects) to the work queue, one
         message per input, and record the run's settings under --out. Only what is neither committed nor
@@ -176,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(q)
     q.set_defaults(func=commands.cmd_enqueue)
 
+
+def _work_command(sub) -> None:
     w = add_command(sub, "work", "take inputs from the queue, extract them to S3, until stopped or idle",
                     """Work the queue: each process takes one message at a time, extracts its input into the
         run's S3 prefix and deletes the message after the commit. Stops on SIGTERM (the current input
@@ -197,6 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(w)
     w.set_defaults(func=commands.cmd_work)
 
+
+def _status_command(sub) -> None:
     st = add_command(sub, "status", "a fleet run's progress: queue, committed and failed inputs (not the "
                      "instances: `fleet status`)", """The progress of a fleet run: the inputs of its manifest,
         committed and failing, the queue's visible, in-flight and dead-lettered messages, the recent rate
@@ -212,6 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(st)
     st.set_defaults(func=commands.cmd_status)
 
+
+def _redrive_command(sub) -> None:
     rd = add_command(sub, "redrive", "move dead-lettered messages back to the work queue", """Move every message
         of the work queue's dead-letter queue back to the work queue (after fixing what made them fail).""", [
         'quadfleet redrive --queue-url "$Q"',
@@ -220,8 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(rd)
     rd.set_defaults(func=commands.cmd_redrive)
 
-    fleet.add_parser(sub)  # quadfleet fleet up/scale/status/down/cost
 
+def _queue_command(sub) -> None:
     qc = add_command(sub, "queue", "manage work queues", """Work queues on SQS: `queue create` makes one with
         its dead-letter queue.""", ["quadfleet queue create quadfleet-work --region us-east-1",
                                    "quadfleet queue create cc-2024-22 --profile crawl"])
@@ -239,6 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(qcreate)
     qcreate.set_defaults(func=commands.cmd_queue_create)
 
+
+def _stats_command(sub) -> None:
     sg = add_command(sub, "stats", "crawl-wide statistics and report of a run (summary.json, index.html)",
                      """Merge the per-input statistics of a run's committed inputs into crawl-wide figures
         (formats, classes, pay-level domains, with HLL sketches for distinct counts above 2,000 inputs) and
@@ -260,6 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_aws_arguments(sg)
     sg.set_defaults(func=commands.cmd_stats)
 
+
+def _subsets_command(sub) -> None:
     ss = add_command(sub, "subsets", "make the per-class schema.org datasets, chunked by pay-level domain",
                      """Cut one dataset per schema.org class out of the microdata and JSON-LD data files
         of every committed input of OUT (each page index says which classes each page belongs to), as Web
@@ -282,6 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_merge_options(ss, "quads")
     ss.set_defaults(func=commands.cmd_subsets)
 
+
+def _tables_command(sub) -> None:
     tb = add_command(sub, "tables", "make the Schema.org Table Corpus: one table per class and host, with keys",
                      """Group the schema.org entities of every committed input of OUT (microdata and
         JSON-LD) into one table per class and host, as Web Data Commons' Schema.org Table Corpus: a row per
@@ -305,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_merge_options(tb, "rows")
     tb.set_defaults(func=commands.cmd_tables)
 
+
+def _sample_command(sub) -> None:
     sm = add_command(sub, "sample", "build the bundled sample archive and extract it (a first try)", """Build
         the bundled sample archive (a gzip-per-record WARC of the pages in quadfleet/sample/) under
         OUT/input/, extract it into OUT and print the summary table.""", [
@@ -320,7 +348,19 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run it as the fleet does, on this machine: a local S3 and SQS (moto's server, the [local] "
                          "extra), the queue, two `quadfleet work` processes, status, stats; the run copied into DIR")
     sm.set_defaults(func=commands.cmd_sample)
-    return ap
+
+
+# Every command in the order `quadfleet --help` lists them.
+_COMMANDS = {"page": _page_command, "extract": _extract_command, "enqueue": _enqueue_command,
+             "work": _work_command, "status": _status_command, "redrive": _redrive_command,
+             "fleet": fleet.add_parser, "queue": _queue_command, "stats": _stats_command,
+             "subsets": _subsets_command, "tables": _tables_command, "sample": _sample_command}
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The command ``argv`` names first, if it is one (else None: the whole parser says what is wrong)."""
+    return argv[0] if argv and argv[0] in _COMMANDS else None
+
 
 
 def _add_range_options(p, size: str, keys: str) -> None:

@@ -18,7 +18,7 @@ from quadfleet.worker.archive.inputs import spec
 from quadfleet.worker.extractors import EXTRACTORS
 
 from quadfleet.cli import main
-from quadfleet.cli.parser import build_parser
+from quadfleet.cli.parser import build_parser, command_named
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
 
@@ -97,6 +97,23 @@ def test_formats_help_lists_the_registered_format_ids(command):
     help_text = build_parser()._subparsers._group_actions[0].choices[command].format_help()
     for fmt in EXTRACTORS:
         assert re.search(rf"(?<![\w-]){re.escape(fmt)}(?![\w-])", help_text), (command, fmt)
+
+
+def test_a_command_parsed_alone_is_parsed_as_by_the_whole_parser():
+    """``main`` builds only the parser of the command its arguments name (start-up time): that parser must be
+    the whole parser's one, help, options, defaults and nested commands included, and the whole parser
+    still answers what names no command."""
+    whole = dict(build_parser()._subparsers._group_actions[0].choices)
+    for name, full in whole.items():
+        assert command_named([name, "--help"]) == name
+        alone = build_parser(name)._subparsers._group_actions[0].choices
+        assert list(alone) == [name]
+        for (path, a), (_, b) in zip(parsers(alone[name]), parsers(full), strict=True):
+            assert a.format_help() == b.format_help(), path
+            assert a._defaults == b._defaults, path
+            assert {x.dest: x.default for x in a._actions} == {x.dest: x.default for x in b._actions}, path
+    for argv in ([], ["--version"], ["-h"], ["extrakt", "x"], ["x.warc.gz", "extract"]):
+        assert command_named(argv) is None, argv
 
 
 def test_help_is_printed_for_every_command(capsys):

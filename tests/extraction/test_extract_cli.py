@@ -237,18 +237,40 @@ def test_a_cut_uncompressed_archive_is_a_failure_and_its_complete_file_is_redone
 
 def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):
     """A local run never talks to AWS, so it does not pay boto3's import (about 80 ms of every start): the
-    run checks name AwsError from worker/errors.py, not worker/aws.py."""
+    run checks name AwsError from worker/errors.py, not worker/aws.py. Nor does a quiet one-process run load
+    what only other commands, a pool, a progress bar or a selection by index need (each a few ms of every
+    start-up): the fleet's cost model, multiprocessing, rich.progress, a thread pool, importlib.metadata
+    (versions are read from the dist-info folders), rich's emoji table."""
     import subprocess
     import sys
 
     archive = build_sample(tmp_path / "sample.warc.gz")
+    spared = ("boto3", "botocore", "quadfleet.coordinator.fleet", "multiprocessing", "rich.progress",
+              "concurrent.futures", "importlib.metadata", "rich._emoji_codes")
     code = ("import sys\nfrom quadfleet.cli import main\n"
             f"rc = main(['extract', {str(archive)!r}, '--out', {str(tmp_path / 'out')!r}, '--processes', '1', "
             "'--quiet'])\n"
-            "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore')))")
+            f"print(rc, sorted(m for m in sys.modules if m.startswith({spared!r})))")
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert got.stdout.strip().splitlines()[-1] == "0 []", (got.stdout, got.stderr[-500:])
     assert list((tmp_path / "out" / "done").iterdir())  # the run committed its input
+
+
+def test_versions_are_what_importlib_metadata_says():
+    """The versions a stats file records, read from dist-info folder names: importlib.metadata's answer."""
+    from importlib import metadata
+
+    from quadfleet.worker.pipeline.installed import dist_version
+    from quadfleet.worker.pipeline.process import versions
+
+    for dist in ("lxml", "PyLD", "pyld", "warcio", "tldextract", "fastwarc", "rich", "typing-extensions",
+                 "quadfleet"):
+        assert dist_version(dist) == metadata.version(dist), dist
+    assert dist_version("no-such-distribution-here") is None
+    got = versions()
+    assert {k: got[k] for k in ("lxml", "pyld", "warcio", "tldextract")} == {
+        "lxml": metadata.version("lxml"), "pyld": metadata.version("PyLD"), "warcio": metadata.version("warcio"),
+        "tldextract": metadata.version("tldextract")}
 
 
 def test_the_sample_says_its_remote_context_is_there_on_purpose(tmp_path, capsys):

@@ -14,7 +14,6 @@ import os
 import re
 import zlib
 from collections import Counter, deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -131,6 +130,8 @@ class SelectionReader:
             return
         # Each read waits a round trip (tens of ms on S3) for a few KB: keep ``prefetch`` reads in flight,
         # consumed in order, so a selection is not bound by latency. At most prefetch + 1 spans in memory.
+        from concurrent.futures import ThreadPoolExecutor  # (here: a whole-archive run needs no thread pool)
+
         with ThreadPoolExecutor(self.prefetch, thread_name_prefix="range") as pool:
             pending: deque = deque()
             spans = iter(self.spans)

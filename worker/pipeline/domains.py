@@ -21,8 +21,10 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
-from importlib import metadata, util
+from importlib import util
 from pathlib import Path
+
+from .installed import dist_version
 
 # Why not call tldextract itself: importing it imports ``requests`` and building its extractor makes two
 # tries of the whole list, about 120 ms of every process's start-up (a tenth of a 1,000-page archive's
@@ -76,7 +78,7 @@ def _trie() -> dict:
 @functools.cache
 def psl_info() -> dict[str, str]:
     """What the PLDs were computed with (recorded next to the counts)."""
-    return {"psl_version": PSL_VERSION, "tldextract": metadata.version("tldextract")}
+    return {"psl_version": PSL_VERSION, "tldextract": dist_version("tldextract")}
 
 
 PSL_VERSION = _snapshot_version()

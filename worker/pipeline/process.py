@@ -12,7 +12,6 @@ import time
 import uuid
 from collections import Counter
 from datetime import datetime, timezone
-from importlib import metadata
 from typing import Callable
 from urllib.parse import urlsplit
 
@@ -29,6 +28,7 @@ from ..output.layout import (FormatWriters, PageIndex, data_key, done_key, encod
                              stats_key)
 from ..output.stats import FileStats
 from .domains import PldCache, psl_info
+from .installed import dist_version
 from .pagequads import extract_page, prefilter
 
 PROGRESS_EVERY = 50  # pages between progress callbacks
@@ -37,10 +37,9 @@ PROGRESS_EVERY = 50  # pages between progress callbacks
 def versions() -> dict:
     out = {"quadfleet": __version__, "python": platform.python_version()}
     for dist in ("lxml", "PyLD", "warcio"):
-        try:
-            out[dist.lower()] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            pass
+        version = dist_version(dist)
+        if version is not None:
+            out[dist.lower()] = version
     out.update(psl_info())  # the Public Suffix List snapshot the PLDs come from
     out["accelerators"] = native.in_use()  # a fallback gives the same output, slower: only this shows it
     return out
