@@ -16,7 +16,7 @@ import time
 from collections import Counter
 
 import pytest
-from conftest import corpus_path
+from conftest import CORPUS, corpus_path
 from quadfleet.worker.archive import fastwarc_reader as records_fast
 from quadfleet.worker.archive.records import iter_pages
 from quadfleet.worker.errors import ArchiveError
@@ -424,3 +424,32 @@ def test_speed_figure(capsys):
         with capsys.disabled():
             print(f"\n  {'fast' if fast else 'warcio'}: {len(archives)} archives, {pages} pages in "
                   f"{took * 1000:.0f} ms, {pages / took:.0f} pages/s", end="")
+
+
+def test_gzip_member_search_in_c_is_the_python_one():
+    """_scan.gzip_member_at (C, memchr-driven) answers as gzip_member_at_py (bytes.find) on random bytes dense
+    in 1f, 8b and 08, on real compressed WARC bytes, for every kind of bound (negative, past the end, empty,
+    a header whose third byte lies at or past hi or past the data's end)."""
+    from quadfleet.worker.html.native import SCAN, in_use
+
+    if not SCAN.active:
+        pytest.skip(f"the scan accelerator does not run ({in_use()['scan']}): nothing to compare")
+    c, py = SCAN.module.gzip_member_at, records_fast.gzip_member_at_py
+    rnd = random.Random(7)
+    datas = [bytes(rnd.choice(b"\x1f\x8b\x08\x00a") for _ in range(rnd.randrange(0, 40))) for _ in range(3000)]
+    datas += [b"", b"\x1f", b"\x1f\x8b", b"\x1f\x8b\x08", b"x\x1f\x8b\x08", b"\x1f\x8b\x07\x1f\x8b\x08"]
+    found = 0
+    for data in datas:
+        for data_ in (data, bytearray(data)):
+            n = len(data)
+            for lo in range(-n - 2, n + 3):
+                for hi in range(-n - 2, n + 3):
+                    want = py(data_, lo, hi)
+                    assert c(data_, lo, hi) == want, (data, lo, hi)
+                    found += want >= 0
+    assert found > 10_000  # (the cases hold headers, not only their absence)
+    real = sorted((CORPUS / "warc-commoncrawl").glob("*.warc.gz"))  # (none where the corpus is absent)
+    for path in real[:4]:
+        data = path.read_bytes()
+        for lo in range(0, len(data), max(1, len(data) // 50)):
+            assert c(data, lo, len(data)) == py(data, lo, len(data)), (path.name, lo)

@@ -40,6 +40,7 @@ from collections import Counter
 from fastwarc.warc import ArchiveIterator as FastIterator
 from warcio.recordloader import ArcWarcRecordLoader as _Loader
 
+from ..html.native import SCAN
 from .headers import HTTP_WANTED, WARC_WANTED, parse_header
 from .headers import HeaderIncomplete as _More
 from .headers import NotAsWarcio as _NotFast
@@ -276,13 +277,24 @@ def _ends_at(tap, p: _Pending, end: int, gz: bool) -> bool:
     lo, hi = p.start + 1 - tap.start, end - 17 - tap.start  # where a second member could start
     if hi <= lo:
         return False
-    at = tap.buf.find(b"\x1f\x8b", lo, hi)
-    while at >= 0:
-        if tap.buf[at + 2] == 8:
-            return False
-        at = tap.buf.find(b"\x1f\x8b", at + 1, hi)
+    if _member_at(tap.buf, lo, hi) >= 0:
+        return False
     size = struct.unpack("<I", tap.get(end - 4, end))[0]
     return (size - p.hdr_len - p.length) & 0xFFFFFFFF <= 4
+
+
+def gzip_member_at_py(data, lo: int, hi: int) -> int:
+    """The first offset where a gzip member header (1f 8b 08) starts in ``data[lo:hi - 1]``, or -1: what
+    ``_scan.gzip_member_at`` does in C (it reads every compressed byte of a gzip WARC once)."""
+    at = data.find(b"\x1f\x8b", lo, hi)
+    while at >= 0:
+        if data[at + 2:at + 3] == b"\x08":
+            return at
+        at = data.find(b"\x1f\x8b", at + 1, hi)
+    return -1
+
+
+_member_at = SCAN.module.gzip_member_at if SCAN.active else gzip_member_at_py
 
 
 def _last_ok(tap, p: _Pending, gz: bool) -> bool:

@@ -5,8 +5,9 @@ gives the same output, so nothing but a record shows it. Every caller takes its 
 :func:`in_use` says which ran; ``quadfleet --version``, every ``stats/<id>.json.gz`` (under ``versions``) and a
 worker's start-up log report it, and a worker warns (:func:`fallback_warning`) when a fallback runs.
 
-- ``scan`` (``_scan.c``): the prefilter's one pass over a page's bytes, and UTF-8 validation. Fallback:
-  :func:`.evidence.scan_py`, and Python's decoder.
+- ``scan`` (``_scan.c``): the prefilter's one pass over a page's bytes, UTF-8 validation, and the FastWARC
+  reader's search for gzip member headers. Fallback: :func:`.evidence.scan_py`, Python's decoder, and
+  :func:`...archive.fastwarc_reader.gzip_member_at_py`.
 - ``blocks`` (``_blocks.c``): a page's JSON-LD script blocks. Fallback: :func:`.blocks.iter_blocks_py`.
 - ``dom`` (``_dom.c``): the elements of a parsed page that carry given attributes, and the microformats' class
   index, found by walking libxml2's nodes. It reads lxml's internals, so it is used only after it agrees with a plain walk of a test tree on
@@ -146,7 +147,7 @@ def _load(name: str, does: str, module: str, check=None) -> Accelerator:
     return Accelerator(name, does, loaded)
 
 
-SCAN = _load("scan", "the prefilter's pass over a page's bytes; UTF-8 validation", "._scan")
+SCAN = _load("scan", "the prefilter's pass over a page's bytes; UTF-8 validation; gzip member search", "._scan")
 BLOCKS = _load("blocks", "a page's JSON-LD script blocks", "._blocks")
 DOM = _load("dom", "the elements of a parsed page that carry given attributes", "._dom", check=_dom_agrees)
 NQUADS = _load("nquads", "N-Quads lines of terms already serialized", "._nquads", check=_nquads_setup)
