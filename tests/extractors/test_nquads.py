@@ -161,3 +161,78 @@ def test_c_lines_on_random_literals_and_terms():
             want = twin.line(s, p, o)
             assert (got if got is not None else ser.line(s, p, o)) == want, (s, p, o)
         assert ser.dropped == twin.dropped
+
+
+def _collect_both():
+    from quadfleet.worker.html import native
+    from quadfleet.worker.pipeline.pagequads import collect_py
+    from quadfleet.worker.rdf.schemaorg import canonical
+
+    if not native.NQUADS.active:
+        pytest.skip(f"quadfleet.worker.html._nquads does not run here: {native.NQUADS.reason}")
+
+    def run(collect, triples, keep_all, fast=None):
+        ser = Serializer("<http://e.com/g>", "bq", keep_all)
+        extra = {} if fast is None else {"fast_line": fast}
+        try:
+            got = collect(triples, ser.cache, ser.graph, ser.prefix, keep_all, ser.line, RDF_TYPE, canonical, **extra)
+        except Exception as exc:  # (what run_extractor keeps of a failure: its class)
+            return type(exc).__name__, ser.dropped
+        lines, types, preds = got
+        return (lines, list(types.items()), list(preds.items())), ser.dropped
+
+    return native.NQUADS.module, collect_py, run
+
+
+def test_c_collect_is_the_python_loop_on_every_corpus_page():
+    """_nquads.collect gives run_extractor's Python loop's lines (same order), classes per subject (same order)
+    and predicates per subject, and leaves the serializer as it would (dropped terms counted), on every
+    extractor's triples of every corpus page, with and without keep_all_predicates."""
+    from conftest import corpus_pages
+    from quadfleet.worker.config import load_config
+    from quadfleet.worker.pipeline.pagequads import prefilter
+
+    c, collect_py, run = _collect_both()
+    extractors = load_config(None).extractors()
+    lines = 0
+    for page in corpus_pages():
+        for ex in prefilter(page, extractors):
+            triples = list(ex.extract(page))
+            for keep_all in (False, True):
+                want = run(collect_py, iter(triples), keep_all, c.line)
+                assert run(c.collect, iter(triples), keep_all) == want, (page.record_id, ex.id)
+                assert run(collect_py, iter(triples), keep_all) == want  # (the fallback: the serializer alone)
+                lines += len(want[0][0])
+    assert lines > 30_000
+
+
+def test_c_collect_fails_as_the_python_loop_does():
+    """Random triples with repeats, every kind of term, and what an extractor's bug could yield (a list, a
+    2- or 4-tuple, an unhashable subject, a generator that raises part way): the same lines, tables and
+    dropped counts, or an exception of the same class."""
+    c, collect_py, run = _collect_both()
+    rng = random.Random(5)
+    terms = [IRI("http://e.com/s"), IRI("http://schema.org/Product"), IRI("https://schema.org/Offer"), BNode("b0"),
+             BNode("b-1"), IRI("rel"), Literal("v", None, None), Literal("w\n", "en", None), "str", 7]
+    preds = [RDF_TYPE, IRI("http://schema.org/name"), IRI("http://www.w3.org/1999/xhtml/vocab#stylesheet"),
+             BNode("p"), "str"]
+
+    def raising(items, at):
+        for i, t in enumerate(items):
+            if i == at:
+                raise KeyError("extractor bug")
+            yield t
+
+    cases = 0
+    for _ in range(3000):
+        items = [(rng.choice(terms), rng.choice(preds), rng.choice(terms)) for _ in range(rng.randint(0, 12))]
+        if items and rng.random() < 0.3:
+            k = rng.randrange(len(items))
+            items[k] = rng.choice([list(items[k]), items[k][:2], items[k] + (None,), ([], RDF_TYPE, terms[0]),
+                                   ({}, preds[1], terms[0]), 5, "abc"])
+        at = rng.randrange(len(items) + 1) if rng.random() < 0.2 else -1
+        for keep_all in (False, True):
+            want = run(collect_py, raising(items, at), keep_all, c.line)
+            assert run(c.collect, raising(items, at), keep_all) == want, (items, at)
+            cases += isinstance(want[0], str)
+    assert cases > 500  # (failures were compared too, not only results)

@@ -109,38 +109,48 @@ def _tokens(extractors: tuple[Extractor, ...]) -> tuple[tuple[bytes, ...], tuple
     return found
 
 
-# Lines of terms the serializer has already made, in C (worker/html/_nquads.c); None: Serializer.line decides.
-_fast_line = NQUADS.module.line if NQUADS.active else None
+def collect_py(triples, cache: dict, graph: str, prefix: str, keep_all: bool, slow_line, rdf_type, canonical_of,
+               fast_line=None) -> tuple[list[str], dict, dict]:
+    """One extractor's triples on one page: their lines in first-seen order without repeats (each from
+    ``fast_line``, the C serializer, where it answers, else ``slow_line``, the page's Serializer.line), and for
+    each line kept, the subject's classes (rdf:type objects) or predicates. ``_nquads.collect`` is this loop in C;
+    this is its definition and the fallback."""
+    seen: dict[str, None] = {}
+    types: dict = {}
+    preds: dict = {}  # subject -> predicates (for class/property pairs; kept only for typed subjects)
+    for s, p, o in triples:
+        line = None if fast_line is None else fast_line(cache, graph, prefix, s, p, o, keep_all)
+        if line is None:
+            line = slow_line(s, p, o)
+        if line is None or line in seen:
+            continue
+        seen[line] = None
+        if p == rdf_type:
+            types.setdefault(s, set()).add(canonical_of(o) if type(o) is IRI else None)
+        else:
+            ps = preds.get(s)
+            if ps is None:
+                preds[s] = {p}
+            else:
+                ps.add(p)
+    return list(seen), types, preds
+
+
+# The loop above in C (worker/html/_nquads.c), which makes the lines of terms the serializer has already made
+# itself; without it, the loop in Python, with the serializer alone.
+_collect = NQUADS.module.collect if NQUADS.active else collect_py
 
 
 def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bool) -> FormatResult:
     res = FormatResult()
     ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.bnode_scope or ex.id), keep_all_predicates)
-    seen: dict[str, None] = {}
-    types: dict = {}
-    preds: dict = {}  # subject -> predicates (for class/property pairs; kept only for typed subjects)
-    line_of = ser.line
-    fast, cache, graph_term, prefix = _fast_line, ser.cache, ser.graph, ser.prefix
     try:
-        for s, p, o in ex.extract(page):
-            line = None if fast is None else fast(cache, graph_term, prefix, s, p, o, keep_all_predicates)
-            if line is None:
-                line = line_of(s, p, o)
-            if line is None or line in seen:
-                continue
-            seen[line] = None
-            if p == RDF_TYPE:
-                types.setdefault(s, set()).add(canonical(o) if type(o) is IRI else None)
-            else:
-                ps = preds.get(s)
-                if ps is None:
-                    preds[s] = {p}
-                else:
-                    ps.add(p)
+        lines, types, preds = _collect(ex.extract(page), ser.cache, ser.graph, ser.prefix, keep_all_predicates,
+                                       ser.line, RDF_TYPE, canonical)
     except Exception as exc:  # an extractor bug or a pathological page costs this page, this format
         res.error = type(exc).__name__
         return res
-    res.lines = list(seen)
+    res.lines = lines
     res.dropped = ser.dropped
     res.typed_entities = len(types)
     res.types = types
