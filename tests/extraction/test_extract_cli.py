@@ -273,6 +273,25 @@ def test_versions_are_what_importlib_metadata_says():
         "tldextract": metadata.version("tldextract")}
 
 
+def test_versions_follow_sys_path_as_importlib_metadata_does(tmp_path, monkeypatch):
+    """The first record of a distribution on sys.path wins: a dist-info folder's name, or (a legacy
+    .egg-info first) what importlib.metadata reads from it."""
+    import sys
+    from importlib import metadata
+
+    from quadfleet.worker.pipeline.installed import dist_version
+
+    legacy, wheel = tmp_path / "legacy", tmp_path / "wheel"
+    (legacy / "foo_bar.egg-info").mkdir(parents=True)
+    (legacy / "foo_bar.egg-info" / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: foo-bar\nVersion: 2.0\n")
+    (wheel / "foo_bar-3.0.dist-info").mkdir(parents=True)
+    (wheel / "foo_bar-3.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: foo-bar\nVersion: 3.0\n")
+    monkeypatch.setattr(sys, "path", [str(wheel), str(legacy), *sys.path])
+    assert dist_version("foo-bar") == metadata.version("foo-bar") == "3.0"
+    monkeypatch.setattr(sys, "path", [str(legacy), str(wheel), *sys.path[2:]])
+    assert dist_version("Foo.Bar") == metadata.version("Foo.Bar") == "2.0"
+
+
 def test_the_sample_says_its_remote_context_is_there_on_purpose(tmp_path, capsys):
     """Issue 24: the sample printed `jsonld-remote-context 1` among problems as if something had gone wrong."""
     assert main(["sample", "--out", str(tmp_path / "s"), "--quiet"]) == 0
