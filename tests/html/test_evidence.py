@@ -385,3 +385,13 @@ def test_prefilter_loses_nothing_on_random_markup():
         assert got == full, body
         with_data += bool(full)
     assert with_data > 1500
+
+
+def test_token_separators_are_ascii_white_space_and_everything_beyond_ascii():
+    """The Python scanner splits class and rel values where the C scanner bounds tokens: at what
+    str.isspace() holds in ASCII and at every non-ASCII character (the pattern is written as its complement)."""
+    split = evidence._split
+    for c in range(0x110000):
+        ch = chr(c)
+        separates = ch.isspace() if c < 0x80 else True
+        assert (split(f"a{ch}b") == {"a", "b"}) == separates, hex(c)
