@@ -149,3 +149,13 @@ def corpus_pages():
     # RDFa's suite has what real pages rarely show: @rel/@rev-only pages, CURIEs, @vocab alone.
     for path in sorted(corpus_path("rdfa-test-suite", "test-cases", "rdfa1.1", "html5").glob("*.html")):
         yield Page(url="http://example.com/" + path.name, body=path.read_bytes(), record_id=str(path))
+
+
+def one_line_error(capsys, argv: list[str], status: int = 2) -> str:
+    """``quadfleet ARGV`` exits ``status`` saying one line on stderr, ``quadfleet: ...``, no traceback: that line."""
+    from quadfleet.cli.main import main
+
+    assert main(argv) == status
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("quadfleet: ") and "Traceback" not in err[0], err
+    return err[0]

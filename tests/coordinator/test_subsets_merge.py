@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import zstandard
-from conftest import corpus_archive_pages, corpus_path
+from conftest import corpus_archive_pages, corpus_path, one_line_error
 from quadfleet.coordinator.subsets.merge import MergeOptions
 from quadfleet.coordinator.subsets.run import run_subsets
 from quadfleet.worker.pipeline.domains import pld
@@ -363,28 +363,21 @@ def test_killed_run_leaves_nothing_counted_and_rerun_is_identical(out_dir, refer
 
 # -- errors ----------------------------------------------------------------------------------------------
 
-def _one_line_error(capsys, argv, status=2) -> str:
-    assert main(argv) == status
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("quadfleet: ") and "Traceback" not in err[0], err
-    return err[0]
-
-
 def test_bad_out_and_options_are_one_line_errors(capsys, tmp_path, out_dir):
-    assert "no such output directory" in _one_line_error(capsys, ["subsets", str(tmp_path / "nothing")])
-    assert "OUT s3://: no bucket" in _one_line_error(capsys, ["subsets", "s3://"])
-    assert "--out s3://: no bucket" in _one_line_error(capsys, ["subsets", str(out_dir), "--out", "s3://"])
+    assert "no such output directory" in one_line_error(capsys, ["subsets", str(tmp_path / "nothing")])
+    assert "OUT s3://: no bucket" in one_line_error(capsys, ["subsets", "s3://"])
+    assert "--out s3://: no bucket" in one_line_error(capsys, ["subsets", str(out_dir), "--out", "s3://"])
     (tmp_path / "empty").mkdir()
-    assert "no committed input" in _one_line_error(capsys, ["subsets", str(tmp_path / "empty")])
+    assert "no committed input" in one_line_error(capsys, ["subsets", str(tmp_path / "empty")])
     (tmp_path / "empty" / "done").mkdir()
     (tmp_path / "empty" / "done" / "x-1").write_bytes(b"")
     assert "no page of a committed input belongs to a schema.org class" in \
-        _one_line_error(capsys, ["subsets", str(tmp_path / "empty")])
-    assert "--chunk-mb" in _one_line_error(capsys, ["subsets", str(out_dir), "--chunk-mb", "0"])
-    assert "inside OUT/subsets" in _one_line_error(
+        one_line_error(capsys, ["subsets", str(tmp_path / "empty")])
+    assert "--chunk-mb" in one_line_error(capsys, ["subsets", str(out_dir), "--chunk-mb", "0"])
+    assert "inside OUT/subsets" in one_line_error(
         capsys, ["subsets", str(out_dir), "--out", str(out_dir / "subsets" / "x")])
     (tmp_path / "file").write_bytes(b"")
-    assert "not a directory" in _one_line_error(capsys, ["subsets", str(out_dir), "--out", str(tmp_path / "file")])
+    assert "not a directory" in one_line_error(capsys, ["subsets", str(out_dir), "--out", str(tmp_path / "file")])
 
 
 def test_broken_input_fails_the_merge_naming_it(out_dir, tmp_path, capsys):

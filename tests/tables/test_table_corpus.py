@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from conftest import one_line_error
 from quadfleet.cli import main
 
 duckdb = pytest.importorskip("duckdb", reason="the oracle is a DuckDB query (pip install -e '.[test]')")
@@ -306,23 +307,16 @@ def test_killed_run_and_rerun_give_the_same_tables(made, tmp_path):
     assert not list(again.glob(".tmp/run-*"))
 
 
-def _one_line_error(capsys, argv, status=2) -> str:
-    assert main(argv) == status
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("quadfleet: ") and "Traceback" not in err[0], err
-    return err[0]
-
-
 def test_bad_locations_and_options_are_one_line(made, tmp_path, capsys):
     out, _ = made
-    assert "no such output directory" in _one_line_error(capsys, ["tables", str(tmp_path / "nope")])
-    assert "inside OUT/data" in _one_line_error(capsys, ["tables", str(out), "--out", str(out / "data" / "x")])
-    assert "--min-rows" in _one_line_error(capsys, ["tables", str(out), "--min-rows", "0"])
+    assert "no such output directory" in one_line_error(capsys, ["tables", str(tmp_path / "nope")])
+    assert "inside OUT/data" in one_line_error(capsys, ["tables", str(out), "--out", str(out / "data" / "x")])
+    assert "--min-rows" in one_line_error(capsys, ["tables", str(out), "--min-rows", "0"])
     (tmp_path / "empty").mkdir()
-    assert "no committed input" in _one_line_error(capsys, ["tables", str(tmp_path / "empty")])
+    assert "no committed input" in one_line_error(capsys, ["tables", str(tmp_path / "empty")])
     cfg = tmp_path / "none.toml"
     cfg.write_text("[subsets]\nclasses = []\n")
-    assert "no class" in _one_line_error(capsys, ["tables", str(out), "--config", str(cfg)])
+    assert "no class" in one_line_error(capsys, ["tables", str(out), "--config", str(cfg)])
 
 
 def test_a_cut_short_data_file_fails_in_one_line_and_publishes_nothing(made, tmp_path, capsys):
