@@ -115,7 +115,10 @@ def byte_compile_quadfleet() -> None:
     checkout run after an edit, or with PYTHONDONTWRITEBYTECODE set (as on the machine that measured the
     README's figures), compiles the changed modules again at every start: 0.09 s a start there, which a
     whole-process timing would count against quadfleet and no installed quadfleet pays. The lxml script's
-    modules come from site-packages, compiled when installed."""
+    modules come from site-packages, compiled when installed. Forced (0.4 s): compileall takes a ``.pyc`` for
+    current when its recorded mtime matches to the second, where the import system also compares the source's
+    size, so a module edited within the second of its last compile stayed stale and was compiled again at
+    every start (``worker/archive/sources.py`` was, 2 ms of each)."""
     import compileall
     import importlib.util
 
@@ -123,7 +126,7 @@ def byte_compile_quadfleet() -> None:
         spec = importlib.util.find_spec(name)
         for folder in (spec.submodule_search_locations or []) if spec else []:
             with contextlib.redirect_stdout(io.StringIO()):
-                compileall.compile_dir(folder, quiet=1)
+                compileall.compile_dir(folder, quiet=1, force=True)
 
 
 def m_lxml(data: bytes) -> Round:

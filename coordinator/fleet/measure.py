@@ -124,7 +124,8 @@ def measure(plan: Plan, copies: tuple[int, ...] = (1, 2)) -> list[Run]:
 
 
 def _one_run(plan: Plan, endpoint: str, copies: int) -> Run:
-    # imported here: this module is on every `quadfleet` command's parser, and extraction needs neither
+    # imported here: this module gives `quadfleet fleet`'s parser its options, and the other fleet commands
+    # need neither
     import urllib.request
 
     from .counting import CountingProxy

@@ -10,7 +10,8 @@ from .parsing import add_aws_arguments, add_command
 @functools.cache  # one function per command, whichever parser names it
 def _command(name: str):
     """``fleet NAME``'s function, its module (CloudFormation, EC2, a thread pool) loaded when it runs: the
-    parser is built by every ``quadfleet`` command, extraction's too."""
+    ``fleet`` parser is built for ``fleet cost`` and ``fleet measure`` too (and the whole parser for ``--help``),
+    which need none of it."""
     def run(args):
         from ..coordinator.fleet import commands
 

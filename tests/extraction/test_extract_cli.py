@@ -287,9 +287,12 @@ def test_versions_follow_sys_path_as_importlib_metadata_does(tmp_path, monkeypat
     (wheel / "foo_bar-3.0.dist-info").mkdir(parents=True)
     (wheel / "foo_bar-3.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: foo-bar\nVersion: 3.0\n")
     monkeypatch.setattr(sys, "path", [str(wheel), str(legacy), *sys.path])
+    dist_version.cache_clear()  # (it answers once per process: here sys.path changes under it)
     assert dist_version("foo-bar") == metadata.version("foo-bar") == "3.0"
     monkeypatch.setattr(sys, "path", [str(legacy), str(wheel), *sys.path[2:]])
+    dist_version.cache_clear()
     assert dist_version("Foo.Bar") == metadata.version("Foo.Bar") == "2.0"
+    dist_version.cache_clear()
 
 
 def test_the_sample_says_its_remote_context_is_there_on_purpose(tmp_path, capsys):

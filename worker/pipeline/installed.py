@@ -1,10 +1,12 @@
 """Installed distributions' versions, recorded in every statistics file, found without importlib.metadata."""
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
 
+@functools.cache  # (asked at every commit and failure record: a version does not change in a process)
 def dist_version(dist: str) -> str | None:
     """The installed version of distribution ``dist``, from the name of its ``NAME-VERSION.dist-info`` folder
     on sys.path (where pip puts it), as importlib.metadata finds it; importlib.metadata itself only where there
