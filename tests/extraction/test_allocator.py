@@ -1,6 +1,8 @@
-"""The preloaded allocator (worker/allocator.py): the ``quadfleet`` command starts itself again with mimalloc
-or jemalloc where the machine has one, says so in ``--version``, writes the same N-Quads as with the system's
-malloc, and refuses a bad ``QUADFLEET_ALLOCATOR`` in one line."""
+"""The allocator (worker/allocator.py): the ``quadfleet`` command starts itself again with mimalloc or jemalloc
+preloaded where the machine has one; any other process that loads quadfleet routes libxml2's malloc to mimalloc
+(worker/html/_malloc.c), with the blocks from before the switch still going back to glibc; each says so in
+``--version``, writes the same N-Quads as with the system's malloc, and a bad ``QUADFLEET_ALLOCATOR`` is
+refused in one line."""
 from __future__ import annotations
 
 import os
@@ -47,8 +49,15 @@ def test_version_names_the_preloaded_allocator():
     assert allocator_line(run(command() + ["--version"], QUADFLEET_ALLOCATOR="system")) == \
         "system (QUADFLEET_ALLOCATOR=system)"
     assert allocator_line(run(command() + ["--version"], QUADFLEET_ALLOCATOR=lib)) == f"{name} (preloaded)"
-    # python -m quadfleet.cli keeps its own process's malloc, and says why
-    assert allocator_line(run([sys.executable, "-m", "quadfleet.cli", "--version"])).startswith("system (")
+    # python -m quadfleet.cli cannot preload: it routes libxml2's malloc to mimalloc, or says why it does not
+    module = [sys.executable, "-m", "quadfleet.cli", "--version"]
+    want = f"{name} (routed: libxml2's)" if allocator.routable(lib) else \
+        "system (this process was not started by the quadfleet command)"
+    assert allocator_line(run(module)) == want
+    assert allocator_line(run(module, QUADFLEET_ALLOCATOR="system")) == "system (QUADFLEET_ALLOCATOR=system)"
+    assert allocator_line(run(module, QUADFLEET_NO_NATIVE="malloc")) == \
+        ("system (the _malloc module is not built: turned off by QUADFLEET_NO_NATIVE)" if allocator.routable(lib)
+         else want)
 
 
 def test_the_restart_keeps_the_process_and_its_arguments(tmp_path):
@@ -68,16 +77,91 @@ def test_same_nquads_with_either_malloc(tmp_path):
     library()
     warc = build_real_pages_warc(tmp_path / "real-pages.warc.gz")
     lines = {}
-    for mode in ("auto", "system"):
+    module = [sys.executable, "-m", "quadfleet.cli"]
+    for mode, start, setting in (("preloaded", command(), "auto"), ("routed", module, "auto"),
+                                 ("system", module, "system")):
         out = tmp_path / mode
-        proc = run(command() + ["extract", str(warc), "--out", str(out), "--processes", "1", "--quiet"],
-                   QUADFLEET_ALLOCATOR=mode)
+        proc = run(start + ["extract", str(warc), "--out", str(out), "--processes", "2", "--quiet"],
+                   QUADFLEET_ALLOCATOR=setting)  # (two processes: the pool's children inherit the routing)
         assert proc.returncode == 0, proc.stderr
         files = find_nquads(out / "data")
         assert files
         lines[mode] = sorted(line for f in files for line in decompress(f.read_bytes()).splitlines())
-    assert len(lines["auto"]) > 3_000
-    assert lines["auto"] == lines["system"]
+    assert len(lines["preloaded"]) > 3_000
+    assert lines["preloaded"] == lines["routed"] == lines["system"]
+
+
+# Trees parsed and edited before libxml2's malloc is routed, then edited, copied, serialized and freed after it:
+# every block must go back to the allocator it came from (a mimalloc free of a glibc block would crash or
+# corrupt the heap, and the digest would differ from the unrouted process's).
+MIXED = r"""
+import gc, hashlib, sys
+from lxml import etree
+from quadfleet.worker import allocator
+
+def page(i):
+    return (f"<html><head><title>t{i}</title><meta property='og:title' content='c{i}'></head><body>"
+            + "".join(f"<div class='a{j}' id='d{j}'><p>text {i} {j} &amp; more</p><br></div>" for j in range(60))
+            + "</body></html>").encode()
+
+parser = etree.HTMLParser()
+before = [etree.fromstring(page(i), parser) for i in range(40)]
+for doc in before[::2]:
+    doc[1][0].text = "edited before " * 20
+import quadfleet.worker.html.native as native  # routes here unless QUADFLEET_ALLOCATOR=system
+digest = hashlib.sha256()
+for round in range(3):
+    after = [etree.fromstring(page(i), parser) for i in range(40)]
+    for doc in before + after:
+        body = doc[1]
+        body[0].text = "x" * (round * 700 + 5)  # frees the old text block, wherever it came from
+        body[1].set("class", "b" * (round * 300 + 1))
+        del body[2]
+        body.append(etree.fromstring("<section><h1>new</h1></section>", parser)[0][0])
+        digest.update(etree.tostring(doc))
+        digest.update(etree.tostring(doc, method="html", encoding="unicode").encode())
+    before = [etree.fromstring(etree.tostring(d), parser) for d in before[::-1]] + after[::3]
+    del after
+    gc.collect()
+print(digest.hexdigest(), allocator.state(native.MALLOC))
+"""
+
+
+def test_blocks_from_before_the_routing_go_back_to_glibc(tmp_path):
+    lib = library()
+    if not allocator.routable(lib):
+        pytest.skip(f"{lib} is not mimalloc: nothing is routed")
+    routed = run([sys.executable, "-c", MIXED])
+    unrouted = run([sys.executable, "-c", MIXED], QUADFLEET_ALLOCATOR="system")
+    assert routed.returncode == 0 and unrouted.returncode == 0, (routed.stderr, unrouted.stderr)
+    digest, state = routed.stdout.split(" ", 1)
+    assert state.strip() == "mimalloc (routed: libxml2's)"
+    assert unrouted.stdout.split(" ", 1) == [digest, "system (QUADFLEET_ALLOCATOR=system)\n"]
+
+
+def test_routing_refuses_what_it_cannot_route_and_changes_nothing():
+    """A holder that is not loaded, a library without mimalloc's API: an OSError naming it, glibc kept."""
+    lib = library()
+    if not allocator.routable(lib):
+        pytest.skip(f"{lib} is not mimalloc: nothing is routed")
+    code = (
+        "import sys; from lxml import etree; import quadfleet.worker.html.native as n\n"
+        "m = n.MALLOC\n"
+        "assert m.routed() is None, m.routed()\n"
+        "for library, holder in ((sys.argv[1], '/nonexistent/libxml2.so'), ('/nonexistent/libmimalloc.so.2', "
+        "etree.__file__), ('libc.so.6', etree.__file__)):\n"
+        "    try: m.route_libxml2(library, holder)\n"
+        "    except OSError as exc: print(exc)\n"
+        "    assert m.routed() is None\n"
+        "m.route_libxml2(sys.argv[1], etree.__file__); m.route_libxml2(sys.argv[1], etree.__file__)\n"
+        "doc = etree.fromstring(b'<p>a</p>', etree.HTMLParser()); print(m.routed(), etree.tostring(doc).decode())\n")
+    proc = run([sys.executable, "-c", code, lib], QUADFLEET_ALLOCATOR="system")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("/nonexistent/libxml2.so is not loaded")
+    assert lines[1].startswith("cannot open /nonexistent/libmimalloc.so.2")
+    assert lines[2] == "libc.so.6 has no mi_malloc"
+    assert lines[3] == f"{lib} <html><body><p>a</p></body></html>"
 
 
 def test_a_bad_setting_is_refused_in_one_line(tmp_path):

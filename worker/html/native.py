@@ -19,14 +19,15 @@ worker's start-up log report it, and a worker warns (:func:`fallback_warning`) w
   zlib at the levels it takes (:mod:`...output.compression`). Fallback: zlib. The files differ in their
   compressed bytes only: every reader sees the same lines.
 
-Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`...allocator`, mimalloc or
-jemalloc preloaded by the ``quadfleet`` command where the machine has one). It is reported, never required:
-the system's malloc gives the same output, about a seventh slower.
+Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`...allocator`). Where the machine
+has mimalloc, loading this module routes libxml2's malloc to it (``_malloc.c``), in whatever process loads
+quadfleet's extraction; jemalloc, or a library named, is preloaded by the ``quadfleet`` command instead. It is
+reported, never required: the system's malloc gives the same output, about a tenth slower.
 
 The Python twins stay: each is the definition its C module is tested against (the tests run both on the
 same random and real input), and the path a machine without a compiler runs. ``QUADFLEET_NO_NATIVE=all``
 (or a comma-separated list of names) turns accelerators off, to compare the paths or to reproduce a
-fallback.
+fallback; ``malloc`` (or ``all``) leaves libxml2's malloc unrouted.
 """
 from __future__ import annotations
 
@@ -156,10 +157,24 @@ ISAL = _load("isal", "gzip compression of the N-Quads files", "isal.isal_zlib")
 ACCELERATORS = (SCAN, BLOCKS, DOM, NQUADS, FASTWARC, ISAL)
 
 
+def _malloc_module() -> tuple[ModuleType | None, str]:
+    """``_malloc`` (not an accelerator: the allocator is reported, never required), or None and why not."""
+    if _turned_off("malloc"):  # ("all" too: a fallback run reproduces a machine without a compiler)
+        return None, f"turned off by {OFF_ENV}"
+    try:
+        return importlib.import_module("._malloc", __package__), ""
+    except ImportError as exc:
+        return None, str(exc)
+
+
+MALLOC, _MALLOC_MISSING = _malloc_module()
+allocator.route(MALLOC, _MALLOC_MISSING)  # (before any page is parsed: libxml2's trees are most of the gain)
+
+
 def in_use() -> dict[str, str]:
     """Each accelerator's name → ``native``, or ``fallback (why)``; and ``allocator`` → the malloc that runs."""
     states = {a.name: a.describe() for a in ACCELERATORS}
-    states["allocator"] = allocator.state()
+    states["allocator"] = allocator.state(MALLOC)
     return states
 
 
