@@ -18,8 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config, config_from_json
@@ -32,7 +31,12 @@ from ..worker.output.stats import FileStats
 from ..worker.pipeline.process import process_input, record_failure
 from .interrupts import term_interrupts
 from .preflight import MIXED_FLAG, check_run, open_run
-from .screen import plural
+from .screen import lines, plural, rich_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .screen import Plain
 
 _progress_queue = None
 _scratch_lock = None
@@ -99,13 +103,13 @@ def _run_one(spec: InputSpec, out: str, scratch: str, config_json: dict, progres
 
 
 def run_local(specs: list[InputSpec], out: str, config: Config, processes: int,
-              console: Console | None = None, show_progress: bool = True,
+              console: Console | Plain | None = None, show_progress: bool = True,
               allow_mixed_config: bool = False) -> RunResult:
     """Extract ``specs`` into ``out`` (a directory or ``s3://BUCKET/PREFIX``) with ``processes`` processes.
 
     Refused (RunError) before any work if ``out`` holds a run made with other settings, unless
     ``allow_mixed_config``. SIGTERM interrupts as SIGINT does (KeyboardInterrupt), scratch files removed."""
-    console = console or Console(stderr=True)
+    console = console or lines(stderr=True)
     slow = native.fallback_warning()
     if slow:  # the same output, several times slower: say so before the hours it may cost
         console.print(f"warning: {slow}", markup=False, highlight=False, soft_wrap=True)
@@ -114,7 +118,7 @@ def run_local(specs: list[InputSpec], out: str, config: Config, processes: int,
                     str(scratch.lock_path))
 
 
-def _run(specs: list[InputSpec], out: str, config: Config, processes: int, console: Console,
+def _run(specs: list[InputSpec], out: str, config: Config, processes: int, console: Console | Plain,
          show_progress: bool, allow_mixed_config: bool, scratch: str, scratch_lock: str) -> RunResult:
     store = output_store(out, scratch)
     result = RunResult()
@@ -163,7 +167,7 @@ def _extract(store, specs, todo, result, out, config, processes, console, show_p
     by_id = {s.id: s for s in todo}
     started = time.time()
     config_json = config.to_json()
-    progress = _progress_bar(console) if show_progress and todo else _NoProgress(console)
+    progress = _progress_bar(rich_console(console)) if show_progress and todo else _NoProgress(console)
     task = progress.add_task("extract", total=len(todo), pages=0, rate="0")
     pages = 0
 
@@ -234,7 +238,7 @@ class _NoProgress:
     """The bar's stand-in with --quiet or nothing to do: rich.progress (a few milliseconds of every run's
     start-up) is then not loaded at all."""
 
-    def __init__(self, console: Console):
+    def __init__(self, console: Console | Plain):
         self.console = console
 
     def add_task(self, *args, **fields) -> int:

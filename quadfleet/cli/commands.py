@@ -130,7 +130,7 @@ def _selection(args, command: str):
 def cmd_extract(args) -> int:
     from ..coordinator.local import output_store, run_local
     from ..coordinator.preflight import check_run
-    from ..coordinator.screen import console, plural, show
+    from ..coordinator.screen import lines, plural, show
     from ..coordinator.summary import error_table, summary_table
     from ..worker.archive.inputs import expand, read_listing
 
@@ -162,10 +162,10 @@ def cmd_extract(args) -> int:
     _require_s3_credentials([s.uri for s in specs if s.uri.startswith("s3://")])
     for name, reason in problems:  # each failed input is named once: these now, the others as they fail
         print(f"failed {name}: {reason}", file=sys.stderr)
-    result = run_local(specs, out, config, args.processes, console=console(stderr=True),
+    result = run_local(specs, out, config, args.processes, console=lines(stderr=True),
                        show_progress=not args.quiet, allow_mixed_config=allow_mixed)
     _record_problems(out, [(name, reason) for name, reason in problems if name != "index"])
-    screen = console()
+    screen = lines()
     if result.committed or result.skipped:
         total = result.stats + result.stats_before
         show(screen, summary_table(total, list(config.formats), result.seconds, earlier=len(result.skipped)))
