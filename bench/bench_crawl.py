@@ -382,6 +382,24 @@ def crawl_dollars(pages_per_s: float) -> dict[str, Any] | None:
             "total": c.total, "measured_at": measured.source.get("commit")}
 
 
+def system_malloc_in_process() -> str:
+    """Load quadfleet in this process without routing libxml2's malloc to mimalloc (which loading it does where
+    mimalloc is installed), and say which malloc runs here. Why: the lxml baseline parses in this same
+    process, so routing would speed the baseline too; in-process, both sides keep the system's malloc, as in
+    every earlier run of this bench. The whole processes run as installed (the variable is set only while
+    quadfleet loads)."""
+    saved = os.environ.get("QUADFLEET_NO_NATIVE")
+    os.environ["QUADFLEET_NO_NATIVE"] = ",".join(w for w in (saved, "malloc") if w)
+    try:
+        from quadfleet.worker.html import native
+    finally:
+        if saved is None:
+            del os.environ["QUADFLEET_NO_NATIVE"]
+        else:
+            os.environ["QUADFLEET_NO_NATIVE"] = saved
+    return native.in_use()["allocator"]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     missing = [s for s in (REAL_SET, CC_SET) if not (args.corpus / s).is_dir()]
@@ -389,6 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"bench_crawl: corpus not found: {', '.join(str(args.corpus / s) for s in missing)} "
                          "missing (use --corpus DIR)")
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    in_process_malloc = system_malloc_in_process()
     pinning, before = pin_one_core()
     temp = None
     if args.workdir is None:
@@ -400,6 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = run(args, workdir, log)
         report["pinning"] = pinning
+        report["in_process_malloc"] = in_process_malloc
     finally:
         if before is not None:
             os.sched_setaffinity(0, before)

@@ -69,7 +69,8 @@ def print_report(report: dict[str, Any], out=sys.stdout) -> None:
     if g:
         w(f"repo: {g['commit'][:12]}" + (f" + uncommitted changes in {g['uncommitted_files']} tracked file(s)"
                                          if g["uncommitted_files"] else " (clean)"))
-    w(f"one core: {report['pinning']}; in-process measurements run in this one thread, page after page")
+    w(f"one core: {report['pinning']}; in-process measurements run in this one thread, page after page "
+      f"(malloc: {report.get('in_process_malloc', 'not recorded')})")
     w(f"corpus: {report['corpus']}   workdir: {report['workdir']}" + ("   (smoke mode)" if report["smoke"] else ""))
     w(f"rounds: {report['rounds']} per measurement (best shown, median beside it); extruct 1 round; "
       f"whole processes on each archive written {report['whole_repeat']} times")
