@@ -105,7 +105,7 @@ def route(module, missing: str = "") -> None:
     if library is None or not routable(library):
         return
     if module is None:
-        _unrouted = f"the _malloc module is not built: {missing}"
+        _unrouted = f"libxml2's malloc is not routed to mimalloc: {missing}"
         return
     # lxml.etree's shared object holds, or links, the libxml2 that lxml parses with
     from lxml import etree

@@ -56,7 +56,7 @@ def test_version_names_the_preloaded_allocator():
     assert allocator_line(run(module)) == want
     assert allocator_line(run(module, QUADFLEET_ALLOCATOR="system")) == "system (QUADFLEET_ALLOCATOR=system)"
     assert allocator_line(run(module, QUADFLEET_NO_NATIVE="malloc")) == \
-        ("system (the _malloc module is not built: turned off by QUADFLEET_NO_NATIVE)" if allocator.routable(lib)
+        ("system (libxml2's malloc is not routed to mimalloc: turned off by QUADFLEET_NO_NATIVE)" if allocator.routable(lib)
          else want)
 
 

@@ -164,7 +164,7 @@ def _malloc_module() -> tuple[ModuleType | None, str]:
     try:
         return importlib.import_module("._malloc", __package__), ""
     except ImportError as exc:
-        return None, str(exc)
+        return None, f"its module is not built or not installed ({exc})"
 
 
 MALLOC, _MALLOC_MISSING = _malloc_module()
