@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus_path
 from quadfleet.worker.extractors.rdfa import extractor as rdfa
+from quadfleet.worker.extractors.rdfa import fast as fast_module
 from quadfleet.worker.extractors.rdfa.extractor import EXTRACTOR, extract
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
@@ -344,12 +345,18 @@ _HEAD_PIECES = [
     '<meta lang="" property="og:z" content="z">', '<link rel="dc:x" href="">', '<link rel="dc:x" href="#frag">',
     '<link rel="dc:x" href="  /sp  ">', '<link rel="dc:x">', "<html lang=EN>", "<html>", "<head>", "<head lang=it>",
     "<base href='http://b.example/d/'>", "<title>T</title>", "</head>", "<body>", "<p>x</p>", "\n",
-    '<meta name="description" content="d">', '<meta property="og:t" content="a&amp;b&#x20;c">']
+    '<meta name="description" content="d">', '<meta property="og:t" content="a&amp;b&#x20;c">',
+    # prefixes declared on <html> or <head>: the fast path keeps a value's IRIs per declarations as written
+    "<html prefix='og: http://ogp.me/ns# ex: http://e.example/'>", "<html prefix='ex: http://other.example/'>",
+    '<html xmlns:ex="http://x.example/" lang=nl>', "<head prefix='dc: http://dc.example/ ex: http://h.example/'>",
+    '<head xmlns:foo="http://foo.example/">', '<meta property="ex:a foo:b dc:c" content="p">',
+    '<link rel="ex:r foo:s" href="/p">']
 
 
 def test_fast_path_matches_the_full_walk_on_random_heads(monkeypatch):
-    """Random Open Graph heads (terms, CURIEs, absolute IRIs, blank nodes, languages, odd hrefs): the fast
-    path, with its per-process cache of a value's IRIs, gives the walk's triples wherever it is taken."""
+    """Random Open Graph heads (terms, CURIEs, absolute IRIs, blank nodes, languages, odd hrefs, prefixes
+    declared on <html> and <head>): the fast path, with its per-process caches of a value's IRIs (in the initial
+    context, and per declarations), gives the walk's triples wherever it is taken."""
     import random
 
     rng = random.Random(17)
@@ -368,6 +375,7 @@ def test_fast_path_matches_the_full_walk_on_random_heads(monkeypatch):
         monkeypatch.setattr(rdfa, "fast_triples", lambda doc, bearing: False)
         assert set(triples(html)) == fast, html
     assert sum(taken) > 1000, sum(taken)  # the fast path was taken, not only asked
+    assert len(fast_module._SCOPED) > 5  # and with declared prefixes too
 
 
 @pytest.mark.parametrize("extra", [

@@ -55,7 +55,7 @@ def fast_triples(doc: Walk, bearing: list) -> bool:
     # (no @prefix, xmlns: or @vocab on the elements, all off the fast path: only a language can make their
     # scope differ from the head's, so their IRIs depend on the value alone when the head's scope is the
     # initial one, as on three pages in four)
-    iris = _iris if scope.prefixes is INITIAL_PREFIXES and scope.vocab is None else _uncached(doc, scope)
+    iris = _iris if scope.prefixes is INITIAL_PREFIXES and scope.vocab is None else _scoped(root, head, scope)
     for el, lang in zip(bearing, own_lang):
         if el.tag == "meta":
             content = el.get("content")
@@ -90,8 +90,35 @@ def _iris(value: str) -> list:
     return found
 
 
-def _uncached(doc: Walk, scope: Scope):
-    return lambda value: _no_blank_nodes(doc.tokens(value, scope))
+_SCOPED: dict[tuple, dict[str, list]] = {}  # the prefixes <html> and <head> declare -> value -> its IRIs
+
+
+def _scoped(root, head, scope: Scope):
+    """:func:`_iris` for a page whose ``<html>`` or ``<head>`` declares prefixes (``prefix="og: … fb: …"``, as
+    a page in five does): the scope's prefixes follow from those declarations as written alone (the fast path
+    has no @vocab), so a value's IRIs are kept per declarations, and sites that declare the same reuse them."""
+    key = (_declared(root), _declared(head), scope.vocab)
+    cache = _SCOPED.get(key)
+    if cache is None:
+        if len(_SCOPED) >= 1_000:
+            _SCOPED.clear()
+        cache = _SCOPED[key] = {}
+    prefixes, vocab = scope.prefixes, scope.vocab
+
+    def iris(value: str) -> list:
+        found = cache.get(value)
+        if found is None:
+            if len(cache) >= 1_000:
+                cache.clear()
+            found = cache[value] = _no_blank_nodes(tokens(value, prefixes, vocab, lambda label: _DROPPED))
+        return found
+    return iris
+
+
+def _declared(el) -> tuple:
+    """What :func:`.curie.declarations` reads of an element: its ``@prefix`` and ``xmlns:*`` attributes, in
+    order."""
+    return tuple(item for item in el.items() if item[0] == "prefix" or item[0][:6] == "xmlns:")
 
 
 def _no_blank_nodes(found: list) -> list:
