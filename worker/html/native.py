@@ -19,10 +19,11 @@ worker's start-up log report it, and a worker warns (:func:`fallback_warning`) w
   zlib at the levels it takes (:mod:`...output.compression`). Fallback: zlib. The files differ in their
   compressed bytes only: every reader sees the same lines.
 
-Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`...allocator`). Where the machine
-has mimalloc, loading this module routes libxml2's malloc to it (``_malloc.c``), in whatever process loads
-quadfleet's extraction; jemalloc, or a library named, is preloaded by the ``quadfleet`` command instead. It is
-reported, never required: the system's malloc gives the same output, about a tenth slower.
+Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`...allocator`): the ``quadfleet``
+command preloads mimalloc or jemalloc where the machine has one, and in a process that nothing was preloaded
+into (``python -m quadfleet.cli``, library callers), loading this module routes libxml2's malloc to mimalloc
+(``_malloc.c``). It is reported, never required: the system's malloc gives the same output, about a tenth
+slower.
 
 The Python twins stay: each is the definition its C module is tested against (the tests run both on the
 same random and real input), and the path a machine without a compiler runs. ``QUADFLEET_NO_NATIVE=all``
