@@ -75,21 +75,24 @@ def fast_triples(doc: Walk, bearing: list) -> bool:
     return True
 
 
-_IRIS: dict[str, list] = {}  # @property/@rel/@rev value -> its IRIs in the initial context (no blank nodes)
 _DROPPED = BNode("")
 
 
-def _iris(value: str) -> list:
-    """The IRIs of a ``@property``/``@rel``/``@rev`` value in RDFa's initial context, blank nodes left out as
-    the fast path leaves them, once per value per process: og:title, og:image, ... recur on every page."""
-    found = _IRIS.get(value)
-    if found is None:
-        if len(_IRIS) >= 10_000:
-            _IRIS.clear()
-        found = _IRIS[value] = _no_blank_nodes(tokens(value, INITIAL_PREFIXES, None, lambda label: _DROPPED))
-    return found
+def _resolver(cache: dict, prefixes: dict, vocab: str | None, most: int):
+    """The IRIs of a ``@property``/``@rel``/``@rev`` value with these prefixes and vocabulary, blank nodes left
+    out as the fast path leaves them, kept in ``cache`` (at most ``most`` values): og:title, og:image, ...
+    recur on every page."""
+    def iris(value: str) -> list:
+        found = cache.get(value)
+        if found is None:
+            if len(cache) >= most:
+                cache.clear()
+            found = cache[value] = _no_blank_nodes(tokens(value, prefixes, vocab, lambda label: _DROPPED))
+        return found
+    return iris
 
 
+_iris = _resolver({}, INITIAL_PREFIXES, None, 10_000)  # in RDFa's initial context, once per value per process
 _SCOPED: dict[tuple, dict[str, list]] = {}  # the prefixes <html> and <head> declare -> value -> its IRIs
 
 
@@ -103,16 +106,7 @@ def _scoped(root, head, scope: Scope):
         if len(_SCOPED) >= 1_000:
             _SCOPED.clear()
         cache = _SCOPED[key] = {}
-    prefixes, vocab = scope.prefixes, scope.vocab
-
-    def iris(value: str) -> list:
-        found = cache.get(value)
-        if found is None:
-            if len(cache) >= 1_000:
-                cache.clear()
-            found = cache[value] = _no_blank_nodes(tokens(value, prefixes, vocab, lambda label: _DROPPED))
-        return found
-    return iris
+    return _resolver(cache, scope.prefixes, scope.vocab, 1_000)
 
 
 def _declared(el) -> tuple:
