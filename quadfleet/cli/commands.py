@@ -92,8 +92,6 @@ def _selection(args, command: str):
     """The work items an index (--index FILE..., --cc-index CRAWL --url PATTERN...) selects, or None.
 
     Bad index lines are printed with their line numbers (the first 20) and counted; the rest goes on."""
-    from ..coordinator.index.selection import make_filters, read_selection
-
     if args.cc_index and not args.url:
         raise UsageError(f"{command}: --cc-index needs at least one --url PATTERN")
     if args.url and not args.cc_index:
@@ -109,6 +107,8 @@ def _selection(args, command: str):
             raise UsageError(f"{command}: --url-prefix, --domain, --mime and --http-status filter an index: "
                              "give --index FILE or --cc-index CRAWL")
         return None
+    from ..coordinator.index.selection import make_filters, read_selection  # (an index run only: 2 ms of imports)
+
     filters = make_filters(args.url_prefix or (), args.domain or (), args.mime or (), args.status or ())
     sources = list(args.index or ())
     cc = None

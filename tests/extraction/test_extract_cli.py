@@ -239,15 +239,15 @@ def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):
     """A local run never talks to AWS, so it does not pay boto3's import (about 80 ms of every start): the
     run checks name AwsError from worker/errors.py, not worker/aws.py. Nor does a quiet one-process run load
     what only other commands, a pool, a progress bar or a selection by index need (each a few ms of every
-    start-up): the fleet's cost model, multiprocessing, a thread pool, importlib.metadata (versions are read
-    from the dist-info folders), and, its output not being a terminal, rich at all (about 20 ms: its lines and
-    tables are written as rich writes them there, coordinator/screen.py)."""
+    start-up): the fleet's cost model, the index selection, multiprocessing, a thread pool, importlib.metadata
+    (versions are read from the dist-info folders), and, its output not being a terminal, rich at all (about
+    20 ms: its lines and tables are written as rich writes them there, coordinator/screen.py)."""
     import subprocess
     import sys
 
     archive = build_sample(tmp_path / "sample.warc.gz")
-    spared = ("boto3", "botocore", "quadfleet.coordinator.fleet", "multiprocessing", "rich",
-              "concurrent.futures", "importlib.metadata")
+    spared = ("boto3", "botocore", "quadfleet.coordinator.fleet", "quadfleet.coordinator.index", "multiprocessing",
+              "rich", "concurrent.futures", "importlib.metadata")
     code = ("import sys\nfrom quadfleet.cli import main\n"
             f"rc = main(['extract', {str(archive)!r}, '--out', {str(tmp_path / 'out')!r}, '--processes', '1', "
             "'--quiet'])\n"
