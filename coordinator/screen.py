@@ -38,7 +38,7 @@ def console(stderr: bool = False) -> Console:
                    force_terminal=False, force_jupyter=False)
 
 
-def lines(stderr: bool = False):
+def lines(stderr: bool = False) -> Console | Plain:
     """For lines of text and :class:`Grid` tables alone: :func:`console` on a terminal, else a :class:`Plain`
     writer, which needs no rich (:func:`rich_console` gives a console on the same stream where rich must
     draw after all, as a progress bar does)."""
