@@ -54,11 +54,16 @@ def test_the_run_summary_reads_as_rich_writes_it(capsys):
     formats = ["html-embedded-jsonld", "html-microdata", "html-rdfa", "html-mf-hcard", "html-mf-xfn"]
     for round_ in range(20):
         stats = stats_with(numbers)
-        for grid in (summary_table(stats, formats, numbers.random() * 1000, earlier=round_ % 3),
-                     error_table(stats, top=numbers.randrange(1, 12))):
+        top = numbers.randrange(1, 12)
+        for grid, header in ((summary_table(stats, formats, numbers.random() * 1000, earlier=round_ % 3),
+                              "| format "), (error_table(stats, top=top), "| kind ")):
             text = plain_text(grid, capsys)
             assert text == rich_table_text(grid)
-            assert text.count("\n") == len(grid.rows) + 3 and "| any format" in text or "| kind" in text
+            lines = text.splitlines()  # the title, the header, the rule, a line per row
+            assert lines[0] == grid.title and lines[1].startswith(header) and set(lines[2]) == {"|", "-"}
+            assert len(lines) == len(grid.rows) + 3
+            assert lines[-1].startswith("| any format ") if header == "| format " else lines[3].startswith("| kind-")
+        assert len(grid.rows) == top  # (the error table: its top kinds of the 12)
     assert error_table(FileStats()) is None
 
 

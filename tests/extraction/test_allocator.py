@@ -14,6 +14,7 @@ import pytest
 from conftest import build_real_pages_warc
 from quadfleet.worker import allocator
 from quadfleet.worker.output.compression import decompress, find_nquads
+from quadfleet.worker.output.layout import decode_stats
 
 COMMAND = Path(sys.executable).with_name("quadfleet")  # the console script pip installed (quadfleet.launch)
 
@@ -74,20 +75,32 @@ def test_the_restart_keeps_the_process_and_its_arguments(tmp_path):
 
 
 def test_same_nquads_with_either_malloc(tmp_path):
-    library()
+    """Preloaded, routed and glibc's: the same N-Quads, and each input's statistics name the malloc that made them
+    (two inputs, two processes: the pool's children, started afresh, preload or route for themselves)."""
+    lib = library()
+    name = Path(lib).name.split(".so")[0].removeprefix("lib")
     warc = build_real_pages_warc(tmp_path / "real-pages.warc.gz")
+    second = tmp_path / "again" / "real-pages.warc.gz"  # (another path: another input id)
+    second.parent.mkdir()
+    second.write_bytes(warc.read_bytes())
     lines = {}
     module = [sys.executable, "-m", "quadfleet.cli"]
-    for mode, start, setting in (("preloaded", command(), "auto"), ("routed", module, "auto"),
-                                 ("system", module, "system")):
+    for mode, start, setting, want in (
+            ("preloaded", command(), "auto", f"{name} (preloaded)"),
+            ("routed", module, "auto",
+             f"{name} (routed: libxml2's)" if allocator.routable(lib)
+             else "system (this process was not started by the quadfleet command)"),
+            ("system", module, "system", "system (QUADFLEET_ALLOCATOR=system)")):
         out = tmp_path / mode
-        proc = run(start + ["extract", str(warc), "--out", str(out), "--processes", "2", "--quiet"],
-                   QUADFLEET_ALLOCATOR=setting)  # (two processes: the pool's children inherit the routing)
+        proc = run(start + ["extract", str(warc), str(second), "--out", str(out), "--processes", "2", "--quiet"],
+                   QUADFLEET_ALLOCATOR=setting)
         assert proc.returncode == 0, proc.stderr
+        stats = [decode_stats(p.read_bytes()) for p in (out / "stats").glob("*.json.gz")]
+        assert len(stats) == 2 and all(s["versions"]["accelerators"]["allocator"] == want for s in stats), mode
         files = find_nquads(out / "data")
         assert files
         lines[mode] = sorted(line for f in files for line in decompress(f.read_bytes()).splitlines())
-    assert len(lines["preloaded"]) > 3_000
+    assert len(lines["preloaded"]) > 6_000
     assert lines["preloaded"] == lines["routed"] == lines["system"]
 
 
