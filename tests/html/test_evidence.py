@@ -162,10 +162,10 @@ def test_head_only_parse_gives_the_same_triples():
 def test_python_fallback_decides_the_same(monkeypatch):
     """Without the C extension (no compiler at install time), the Python scanner makes the same decisions."""
     pages = [p for _, p in zip(range(60), corpus_pages())]
-    with_c = [(sorted(ex.id for ex in prefilter(p, EXTRACTORS)), p.head_cut) for p in pages]
+    with_c = [(sorted(ex.id for ex in prefilter(p, EXTRACTORS)), p.head_cut, p.body_cut) for p in pages]
     monkeypatch.setattr(evidence, "_scan_c", None)
     fresh = [Page(url=p.url, body=p.body, content_type=p.content_type, record_id=p.record_id) for p in pages]
-    without = [(sorted(ex.id for ex in prefilter(p, EXTRACTORS)), p.head_cut) for p in fresh]
+    without = [(sorted(ex.id for ex in prefilter(p, EXTRACTORS)), p.head_cut, p.body_cut) for p in fresh]
     assert with_c == without
 
 
@@ -308,7 +308,7 @@ def test_cut_tree_is_the_whole_trees_beginning_whenever_the_marker_says_so():
             whole = etree.fromstring(doc, _PARSER)
         except etree.ParserError:
             continue
-        part = page._cut_tree()
+        part = page._cut_tree(page.head_cut)
         if part is None or whole is None:
             continue
         checked += 1

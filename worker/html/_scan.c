@@ -16,12 +16,13 @@
  *   - attribute and tag names compare ASCII-case-insensitively.
  *
  * scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, head_end, base_at, counts, tags,
- *                                          odd)
+ *                                          odd, item_last)
  *   flags      bit 0 JSON-LD script type, 1 itemscope, 2 RDFa (@property=, @typeof=, @vocab=, or a @rel/@rev
  *              value holding ':', '&', "license", "describedby" or "role"), 3 itemprop-reverse,
  *              4 XFN (<a rel> with a token of rel_tokens), 5 RDFa seen on a tag other than meta/link (on
  *              html or head it reads beyond the head's tree: the whole text, a @rel completed in the body),
- *              6 @vocab
+ *              6 @vocab, 7 @typeof=, 8 references by id (an itemref or headers attribute, or a class value
+ *              holding "include": the microformats' include pattern), which reach anywhere in the page
  *   class_mask bit i: class_tokens[i] is a token of some class attribute
  *   rdfa_last  offset of the last tag with RDFa evidence (-1: none)
  *   dom_last   offset of the last tag with itemscope, class-token or XFN evidence (-1: none)
@@ -32,6 +33,7 @@
  *   tags       start tags read (at least the elements a parser would build: the page's element budget)
  *   odd        [(offset, attribute name, tag name, raw value)] class values and <a rel> values holding '&'
  *              (character references: Python unescapes and decides)
+ *   item_last  offset of the last tag with an itemscope, itemprop, itemprop-reverse or itemref attribute (-1: none)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -46,6 +48,7 @@
 #define F_RDFA_BODY 32
 #define F_VOCAB 64
 #define F_TYPEOF 128
+#define F_REFS 256
 
 #define MAX_TOKENS 62
 
@@ -53,7 +56,7 @@ typedef struct {
     const unsigned char *base;
     long flags;
     unsigned long long class_mask;
-    Py_ssize_t rdfa_last, dom_last, head_end, base_at;
+    Py_ssize_t rdfa_last, dom_last, head_end, base_at, item_last;
     Py_ssize_t c_property, c_typeof, c_rel, c_rev, tags;
     PyObject *odd;
     Py_ssize_t n_class, n_rel;
@@ -172,6 +175,7 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         return 0;
     case 5:
         if (eq_ci(name, 5, "class")) {
+            if (contains_ci(v, vn, "include")) st->flags |= F_REFS;
             if (memchr(v, '&', vn)) return add_odd(st, at, "class", tag, taglen, v, vn);
             unsigned long long m = match_tokens(v, vn, st->class_tok, st->class_len, st->n_class, st->class_lens);
             if (m) { st->class_mask |= m; st->dom_last = at; }
@@ -183,14 +187,19 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
     case 6:
         if (has_eq && eq_ci(name, 6, "typeof")) { st->flags |= F_TYPEOF; st->c_typeof++; goto rdfa; }
         return 0;
+    case 7:
+        if (eq_ci(name, 7, "itemref")) { st->flags |= F_REFS; st->item_last = at; }
+        else if (eq_ci(name, 7, "headers")) st->flags |= F_REFS;
+        return 0;
     case 8:
         if (has_eq && eq_ci(name, 8, "property")) { st->c_property++; goto rdfa; }
+        if (eq_ci(name, 8, "itemprop")) st->item_last = at;
         return 0;
     case 9:
-        if (eq_ci(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = at; }
+        if (eq_ci(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->item_last = at; }
         return 0;
     case 16:
-        if (eq_ci(name, 16, "itemprop-reverse")) st->flags |= F_REVERSE;
+        if (eq_ci(name, 16, "itemprop-reverse")) { st->flags |= F_REVERSE; st->item_last = at; }
         return 0;
     default:
         return 0;
@@ -318,7 +327,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     State st;
     memset(&st, 0, sizeof st);
     st.base = buf.buf;
-    st.rdfa_last = st.dom_last = st.head_end = st.base_at = -1;
+    st.rdfa_last = st.dom_last = st.head_end = st.base_at = st.item_last = -1;
     if (tokens(class_seq, st.class_tok, st.class_len, &st.n_class) < 0
             || tokens(rel_seq, st.rel_tok, st.rel_len, &st.n_rel) < 0) {
         PyBuffer_Release(&buf);
@@ -334,8 +343,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (r) { Py_DECREF(st.odd); return NULL; }
     PyObject *mask = PyLong_FromUnsignedLongLong(st.class_mask);
     if (!mask) { Py_DECREF(st.odd); return NULL; }
-    return Py_BuildValue("(lNnnnn(nnnn)nN)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
-                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd);
+    return Py_BuildValue("(lNnnnn(nnnn)nNn)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
+                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd, st.item_last);
 }
 
 /* Whether the bytes are valid UTF-8 exactly as CPython's strict decoder takes it (no overlong forms, no
@@ -406,7 +415,7 @@ static PyObject *gzip_member_at(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> bool: whether bytes.decode('utf-8') would succeed."},
     {"scan", scan, METH_VARARGS, "scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, "
-     "head_end, base_at, counts, tags, odd): the markup evidence of a page (see quadfleet.worker.html.evidence)."},
+     "head_end, base_at, counts, tags, odd, item_last): the markup evidence of a page (see quadfleet.worker.html.evidence)."},
     {"gzip_member_at", gzip_member_at, METH_VARARGS, "gzip_member_at(data, lo, hi) -> int: the first gzip member "
      "header (1f 8b 08) starting in data[lo:hi - 1], or -1."},
     {NULL, NULL, 0, NULL}};

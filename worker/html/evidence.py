@@ -28,7 +28,7 @@ from .native import SCAN
 
 _scan_c = SCAN.module.scan if SCAN.active else None  # else scan_py, the definition it is tested against
 
-F_JSONLD, F_ITEMSCOPE, F_RDFA, F_REVERSE, F_XFN, F_RDFA_BODY, F_VOCAB, F_TYPEOF = 1, 2, 4, 8, 16, 32, 64, 128
+F_JSONLD, F_ITEMSCOPE, F_RDFA, F_REVERSE, F_XFN, F_RDFA_BODY, F_VOCAB, F_TYPEOF, F_REFS = 1, 2, 4, 8, 16, 32, 64, 128, 256
 _log = logging.getLogger(__name__)
 
 
@@ -46,6 +46,7 @@ class Evidence(NamedTuple):
     # counted on every tag, so never fewer than the DOM has (rdfa_find.py's head-only shortcut relies on it)
     rdfa_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
     tags: int = 0       # start tags read: never fewer than the elements a parser builds (the element budget)
+    item_last: int = -1  # offset of the last tag with itemscope, itemprop, itemprop-reverse or itemref, -1 if none
 
     @property
     def jsonld(self) -> bool:
@@ -75,6 +76,18 @@ class Evidence(NamedTuple):
     def itemprop_reverse(self) -> bool:
         return bool(self.flags & F_REVERSE)
 
+    @property
+    def refs(self) -> bool:
+        """An ``itemref`` or ``headers`` attribute, or a class value holding "include": references by id,
+        which may reach anywhere in the page."""
+        return bool(self.flags & F_REFS)
+
+    def last_dom_evidence(self) -> int:
+        """The offset of the last tag a DOM extractor reads as evidence: RDFa, microdata, a microformat root,
+        XFN (-1: none). Elements after the end of the one it starts add no triples unless an element still open
+        there takes them in (see Page.tree)."""
+        return max(self.rdfa_last, self.dom_last, self.item_last)
+
     def rdfa_in_head(self) -> bool:
         """All RDFa evidence is on ``<meta>`` or ``<link>`` tags before the first ``<body``/``</head``, and
         nothing else needs a DOM: the head alone holds the page's RDFa. These elements are empty, so their
@@ -91,12 +104,14 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
     ``class_tokens``/``rel_tokens``: lower-case ASCII tokens looked for in ``class`` values and in the
     ``rel`` values of ``<a>`` tags (XFN)."""
     found = (_scan_c or scan_py)(data, class_tokens, rel_tokens)
-    flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd = found
+    flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd, item_last = found
     classes = {class_tokens[i].decode() for i in range(len(class_tokens)) if mask >> i & 1} if mask else set()
     for at, attr, _tag, value in odd:  # values written with character references: decide on the text
         text = html.unescape(value.decode("latin-1")).lower()
         tokens = _split(text)
         if attr == "class":
+            if "include" in text:
+                flags |= F_REFS
             hit = {t.decode() for t in class_tokens if t.decode() in tokens}
             if hit:
                 classes |= hit
@@ -105,7 +120,7 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
             flags |= F_XFN
             dom_last = max(dom_last, at)
     return Evidence(flags, frozenset(classes) if classes else _NO_CLASSES, rdfa_last, dom_last, head_end, base_at,
-                    counts, tags)
+                    counts, tags, item_last)
 
 
 _NO_CLASSES: frozenset = frozenset()
@@ -159,7 +174,7 @@ class _PyState:
         self.data = data
         self.flags = 0
         self.mask = 0
-        self.rdfa_last = self.dom_last = self.head_end = self.base_at = -1
+        self.rdfa_last = self.dom_last = self.head_end = self.base_at = self.item_last = -1
         self.counts = [0, 0, 0, 0]  # @property, @typeof, @rel, @rev
         self.tags = 0
         self.odd: list = []
@@ -185,6 +200,8 @@ class _PyState:
             if tag == b"script" and (b"ld+json" in lv or b"&" in v):
                 self.flags |= F_JSONLD
         elif name == b"class":
+            if b"include" in lv:
+                self.flags |= F_REFS
             if b"&" in v:
                 self.odd.append((at, "class", tag, v))
                 return
@@ -208,9 +225,17 @@ class _PyState:
             self._rdfa(at, tag)
         elif name == b"itemscope":
             self.flags |= F_ITEMSCOPE
-            self.dom_last = at
+            self.dom_last = self.item_last = at
+        elif name == b"itemprop":
+            self.item_last = at
         elif name == b"itemprop-reverse":
             self.flags |= F_REVERSE
+            self.item_last = at
+        elif name == b"itemref":
+            self.flags |= F_REFS
+            self.item_last = at
+        elif name == b"headers":
+            self.flags |= F_REFS
 
     def _rdfa(self, at: int, tag: bytes) -> None:
         self.flags |= F_RDFA
@@ -306,4 +331,4 @@ def scan_py(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[byte
     st = _PyState(bytes(data), class_tokens, rel_tokens)
     st.scan_range(0, len(st.data))
     return (st.flags, st.mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at, tuple(st.counts), st.tags,
-            st.odd)
+            st.odd, st.item_last)

@@ -55,10 +55,12 @@ class Page:
     events: Counter = field(default_factory=Counter)
     # Things worth counting that are not failures ("jsonld-repaired-json": used after repair).
     notes: Counter = field(default_factory=Counter)
-    # Set by the prefilter: what the page's markup shows (None: no prefilter ran), and the offset of its
-    # first "<body"/"</head" when the head alone is the DOM the extractors that run need (None: whole page).
+    # Set by the prefilter: what the page's markup shows (None: no prefilter ran), and where a parse may
+    # stop (None: the whole page): ``head_cut`` when the head alone is the DOM the extractors that run need,
+    # ``body_cut`` after the element that holds the page's last DOM evidence.
     evidence: Evidence | None = None
     head_cut: int | None = None
+    body_cut: int | None = None
 
     @cached_property
     def lower(self) -> bytes:
@@ -69,7 +71,8 @@ class Page:
         """The lower-cased bytes :attr:`tree` was parsed from, None if its markup is not ASCII bytes."""
         if not charset.ascii_compatible(self.encoding):
             return None
-        return self.lower if self.head_cut is None else self.body[:self.head_cut].lower()
+        cut = self.head_cut if self.head_cut is not None else self.body_cut
+        return self.lower if cut is None else self.body[:cut].lower()
 
     @cached_property
     def _decoded(self) -> tuple[str, str]:
@@ -128,13 +131,14 @@ class Page:
     def tree(self):
         """The page parsed once by lxml's HTML parser (comments and PIs removed), or None if unparsable.
 
-        With ``head_cut``, only the bytes before it are parsed when that gives the whole page's tree as far as
-        it goes (:meth:`_cut_tree`); if not, ``head_cut`` is reset and the whole page is parsed."""
-        if self.head_cut is not None:
-            root = self._cut_tree()
+        With ``head_cut`` or ``body_cut``, only the bytes before it are parsed when that gives the whole page's
+        tree as far as it goes (:meth:`_cut_tree`); if not, the cut is reset and the whole page is parsed."""
+        cut = self.head_cut if self.head_cut is not None else self.body_cut
+        if cut is not None:
+            root = self._cut_tree(cut)
             if root is not None:
                 return root
-            self.head_cut = None
+            self.head_cut = self.body_cut = None
         try:
             root = etree.fromstring(self._utf8, _PARSER)
         except (etree.ParserError, etree.XMLSyntaxError, ValueError):
@@ -148,14 +152,15 @@ class Page:
 
     @property
     def parsed(self) -> str | None:
-        """What was parsed of the page so far: ``"page"`` (a DOM of the whole page), ``"head"`` (of its
-        ``<head>`` alone) or None (no DOM: the extractors that ran read the text alone)."""
+        """What was parsed of the page so far: ``"page"`` (a DOM of the page, whole or up to ``body_cut``: as far
+        as its DOM evidence goes), ``"head"`` (of its ``<head>`` alone) or None (no DOM: the extractors that
+        ran read the text alone)."""
         if "tree" not in self.__dict__:  # (the cached property has not run)
             return None
         return "page" if self.head_cut is None else "head"
 
-    def _cut_tree(self):
-        """The tree of the bytes before ``head_cut``, or None unless it is the whole page's tree so far.
+    def _cut_tree(self, cut: int):
+        """The tree of the bytes before ``cut``, or None unless it is the whole page's tree so far.
 
         libxml2 builds its tree as it reads (it never looks ahead, nor moves an element once made), so the
         bytes before a cut give the elements the whole page has there, if the tokenizer is between two tags
@@ -163,9 +168,11 @@ class Page:
         tag appended to the bytes tells: it becomes an element only then (removed again). The elements
         around the marker are still open at the cut, so what they hold is cut short: none may carry an
         attribute whose meaning reaches into its content (a @property takes its text, a @rel or @rev is
-        completed by what it holds), as an element the scanner took for a ``<meta>`` may
-        (``<meta&amp;<meta property=…>`` is one element named ``meta&amp;<meta`` to the parser)."""
-        data = self.body[:self.head_cut]
+        completed by what it holds, an @itemprop without @itemscope takes its text, a microformat root's
+        properties are inside it), as an element the scanner took for a ``<meta>`` may
+        (``<meta&amp;<meta property=…>`` is one element named ``meta&amp;<meta`` to the parser). What lies
+        after the cut holds no evidence (``body_cut`` is after the last), so it adds nothing but to those."""
+        data = self.body[:cut]
         # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
         if self.encoding != "utf-8" or not _utf8_valid(data):
             data = data.decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
@@ -181,11 +188,18 @@ class Page:
         parent = mark.getparent()
         if mark.tag != "meta" or mark.get("name") != _CUT_NAME or len(mark.attrib) != 1 or parent is None:
             return None
+        roots = self.evidence.classes if self.evidence is not None else ()
         el = parent
         while el is not None:  # the elements still open at the cut: what they hold goes on past it
             get = el.get
             if get("property") is not None or get("rel") is not None or get("rev") is not None:
                 return None
+            if (get("itemprop") is not None or get("itemprop-reverse") is not None) and get("itemscope") is None:
+                return None
+            if roots:
+                value = get("class")
+                if value is not None and not roots.isdisjoint(value.lower().split()):
+                    return None
             el = el.getparent()
         parent.remove(mark)
         if not len(parent) and parent.text is None and not parent.attrib and parent.tag in ("head", "body"):

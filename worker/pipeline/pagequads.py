@@ -4,11 +4,12 @@ This is the per-page core shared by ``quadfleet page``, local extraction and the
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..extractors.base import Extractor
 from ..html import charset
-from ..html.evidence import scan
+from ..html.evidence import F_REFS, F_VOCAB, scan
 from ..html.native import NQUADS
 from ..html.page import Page
 from ..rdf.nquads import Serializer, bnode_prefix, iri
@@ -38,8 +39,9 @@ def prefilter(page: Page, extractors: list[Extractor], max_elements: int | None 
 
     Sets ``page.evidence``, and ``page.head_cut`` when every extractor that fired and needs a DOM can work
     on the head's tree alone and all their evidence lies before the first ``<body``/``</head`` (see
-    :func:`_head_cut`). A page with
-    more than ``max_elements`` tags gets no DOM: only the extractors that need none run (counted)."""
+    :func:`_head_cut`), else ``page.body_cut`` where the parse may stop after the last evidence
+    (:func:`_body_cut`). A page with more than ``max_elements`` tags gets no DOM: only the extractors that
+    need none run (counted)."""
     last = _LAST_TOKENS[0]
     if last[0] is extractors:  # (the same list for every page of an input: no tuple or key to build)
         classes, rels, tests = last[1]
@@ -57,8 +59,11 @@ def prefilter(page: Page, extractors: list[Extractor], max_elements: int | None 
     if dom and max_elements is not None and ev.tags > max_elements:
         page.events[OVER_ELEMENTS] += 1
         return [ex for ex in fired if not ex.needs_tree]
-    if dom and cut_safe and all(ex.head_only_ok for ex in dom) and ev.rdfa_in_head():
-        page.head_cut = _head_cut(body, ev)
+    if dom and cut_safe:
+        if all(ex.head_only_ok for ex in dom) and ev.rdfa_in_head():
+            page.head_cut = _head_cut(body, ev)
+        else:
+            page.body_cut = _body_cut(body, ev)
     return fired
 
 
@@ -69,6 +74,62 @@ def _head_cut(body: bytes, ev) -> int:
     that the parser is between tags there, or parses the whole page."""
     end = _tag_end(body, ev.rdfa_last, ev.head_end)
     return end if end > 0 else ev.head_end
+
+
+def _body_cut(body: bytes, ev) -> int | None:
+    """Where the parse of a page with evidence in its body may stop: just after the end of the element whose
+    start tag is the page's last DOM evidence (RDFa, microdata, a microformat root, XFN), when that leaves at
+    least an eighth of the page (and 4 KB) unparsed: on pages rich in structured data the scripts, footers and
+    comment sections after it are a third of the parse. Page.tree checks the cut (the parser between tags
+    there, no element still open that takes in what follows) and parses the whole page if it fails. None
+    with references by id (itemref, headers, the include pattern reach anywhere) or a @vocab (any @rel term
+    after the cut, rel="nofollow", can resolve)."""
+    if ev.flags & (F_REFS | F_VOCAB):
+        return None
+    at = ev.last_dom_evidence()
+    if at < 0:
+        return None
+    end = _element_end(body, at)
+    n = len(body)
+    if end < 0 or n - end < max(n >> 3, 4096):
+        return None
+    return end
+
+
+# Elements libxml2 closes at once (their end tags are not looked for).
+_VOID = frozenset(b"area base basefont bgsound br col embed frame hr img input isindex keygen link meta param "
+                  b"source track wbr".split())
+_TAG_NAME = re.compile(rb"[A-Za-z][^\s/>]*")
+_ENDS: dict[bytes, re.Pattern] = {}
+
+
+def _element_end(body: bytes, at: int) -> int:
+    """The offset after the end tag that closes the start tag at ``at``, counting the start and end tags of
+    the same name between (-1 if none does): a guess, in bytes, of where the parser closes the element, which
+    Page.tree verifies."""
+    m = _TAG_NAME.match(body, at + 1)
+    end = _tag_end(body, at, len(body))
+    if m is None or end < 0:
+        return -1
+    name = m.group().lower()
+    if name in _VOID or body[end - 2] == 0x2F:  # ("<span/>": libxml2 makes any element so written empty)
+        return end
+    ends = _ENDS.get(name)
+    if ends is None:
+        if len(_ENDS) >= 256:
+            _ENDS.clear()
+        ends = _ENDS[name] = re.compile(rb"<(/?)" + re.escape(name) + rb"(?=[\s/>])", re.I)
+    depth = 1
+    for tag in ends.finditer(body, end):
+        if not tag.group(1):
+            after = _tag_end(body, tag.start(), len(body))
+            depth += after < 0 or body[after - 2] != 0x2F
+            continue
+        depth -= 1
+        if not depth:
+            close = body.find(b">", tag.end())
+            return close + 1 if close >= 0 else -1
+    return -1
 
 
 def _tag_end(body: bytes, at: int, limit: int) -> int:

@@ -1,0 +1,145 @@
+"""The body cut: a page whose DOM evidence ends before its end is parsed only up to the end of the element
+holding its last evidence, and every format's N-Quads are the whole page's, on real pages, on the suites'
+pages given a plain tail, and on random markup built to break it."""
+from __future__ import annotations
+
+import random
+import re
+
+from conftest import corpus_pages, corpus_path
+from quadfleet.worker.config import load_config
+from quadfleet.worker.html.evidence import scan
+from quadfleet.worker.html.page import Page
+from quadfleet.worker.pipeline.pagequads import _element_end, _tokens, extract_page, prefilter
+
+EXTRACTORS = load_config().extractors()
+CLASSES, RELS = _tokens(tuple(EXTRACTORS))
+# Markup that holds no evidence, several KB of it: what follows the structured data on a real page.
+_TAIL = ("<div class='footer'><p>Text <a href='/x' rel='nofollow'>link</a> <b>more</b></p><ul><li>a<li>b</ul>"
+         "<img src='/i.png' alt=''><br><span>&copy; 2024</span></div>"
+         "<script>var t = '<span>'; if (a < b) { c(); }</script><!-- a comment -->") * 30
+
+
+def _lines(page: Page, fired) -> dict[str, list[str]]:
+    return {fmt: res.lines for fmt, res in extract_page(page, EXTRACTORS, fired=fired).items()}
+
+
+def _check(url: str, body: bytes, record_id: str = "", content_type: str = "text/html") -> str:
+    """Extract ``body`` with the cut the prefilter picks and without any: equal lines (in the same order).
+    Returns "none" (no cut picked), "kept" (the cut tree was used) or "dropped" (Page.tree refused it)."""
+    page = Page(url=url, body=body, content_type=content_type, record_id=record_id)
+    fired = prefilter(page, EXTRACTORS)
+    if page.body_cut is None:
+        return "none"
+    got = _lines(page, fired)
+    outcome = "kept" if page.body_cut is not None else "dropped"
+    whole = Page(url=url, body=body, content_type=content_type, record_id=record_id)
+    prefilter(whole, EXTRACTORS)
+    whole.body_cut = None
+    want = _lines(whole, fired)
+    assert got == want, (record_id or url, page.body_cut)
+    return outcome
+
+
+def test_body_cut_gives_the_whole_pages_triples_on_corpus_pages():
+    """Real pages (Common Crawl archives, the real pages) and the suites' pages: wherever the prefilter picks a
+    body cut, the N-Quads are the whole page's; and the cut is picked and kept on most real pages with
+    structured data in their body."""
+    outcomes = {"none": 0, "kept": 0, "dropped": 0}
+    for page in corpus_pages():
+        outcomes[_check(page.url, page.body, page.record_id, page.content_type)] += 1
+    assert outcomes["kept"] > 40 and outcomes["kept"] > 4 * outcomes["dropped"], outcomes
+
+
+def test_body_cut_on_suite_pages_with_a_tail():
+    """The microdata, RDFa and microformats suites' pages (itemref, include, nested roots, hanging rels,
+    XMLLiterals) with a few KB of plain markup before their end, so that a cut is worth picking."""
+    outcomes = {"none": 0, "kept": 0, "dropped": 0}
+    paths = sorted(corpus_path("microformats-tests", "tests", "microformats-v1").rglob("*.html"))
+    paths += sorted(corpus_path("w3c-microdata-rdf").rglob("*.htm*"))
+    paths += sorted(corpus_path("rdfa-test-suite", "test-cases", "rdfa1.1", "html5").glob("*.html"))
+    for path in paths:
+        body = path.read_bytes()
+        ends = [m.start() for m in re.finditer(rb"</body", body, re.I)]
+        at = ends[-1] if ends else len(body)
+        body = body[:at] + _TAIL.encode() + body[at:]
+        outcomes[_check("http://example.com/" + path.name, body, str(path))] += 1
+    assert outcomes["kept"] > 150, outcomes
+
+
+_PIECES = ['<div itemscope itemtype="http://schema.org/Thing">', '<span itemprop="name">n</span>', "<span itemprop=d>",
+           '<div itemprop="author" itemscope>', "<time itemprop=t>2020</time>", "<meta itemprop=m content=c>",
+           "<a itemprop=url href=/u>u</a>", "<p itemprop=x/>", "<p id=r itemprop=s>q</p>", "<p id=r class=fn>R</p>",
+           "<span id=h class='fn org'>H</span>", "<table><tr><th id=h class='summary'>S</th></tr></table>",
+           '<div class="vcard">', '<span class="fn">F</span>', '<div class="VEVENT"><span class="summary">s</span>',
+           "<a rel='me' href='/m'>m</a>",
+           '<p property="dc:title">x</p>', '<div typeof="foaf:Person">', '<span property="foaf:name">',
+           '<a rel="foaf:knows" href="/k">', "<span about='/a'>",
+           '<link rel="license" href="/l">', "<div resource='/r'>", "<a href='/plain'>p</a>",
+           "<div>", "</div>", "<span>", "</span>", "</p>", "<p>", "</a>", "<ul><li>", "</li>", "</ul>", "text", "\n",
+           "<!--", "-->", "<script>", "</script>", "<style>", "</style>", "<textarea>", "</textarea>", "<title>",
+           "</title>", '"', "'", "<", ">", "&amp;", "<table><tr><td>", "</td></tr></table>", "</body>", "</html>",
+           "<svg><g class='vcard'>", "</g></svg>", "<template>", "</template>", "<select><option>", "</select>",
+           "<DIV ItemScope>", "</DIV>", "<div/>", "<br/>", "<img src=/i>", "<script>'<b itemprop=z>'</script>"]
+# Pieces that rule a cut out (references by id, a @vocab): rare, so that most pages get a cut to test.
+_RARE = ["<div itemscope itemref=r>", "<div class=vcard itemref=r>", "<div class=vcard><a class='include' href='#h'></a>",
+         "<div class=vevent><table><tr><td headers=h>x</td></tr></table>",
+         '<div vocab="http://schema.org/" typeof="Thing">']
+
+
+def test_body_cut_on_random_markup_gives_the_whole_pages_triples():
+    """Random pages of every DOM format's markup, unclosed elements and quotes, comments, scripts, tags in
+    capitals and self-closed, with a tail of plain markup: wherever a cut is picked, every format's N-Quads
+    are the whole page's."""
+    rng = random.Random(11)
+    outcomes = {"none": 0, "kept": 0, "dropped": 0}
+    for _ in range(10000):
+        head = "<html><head><title>t</title></head><body>"
+        pieces = [rng.choice(_RARE if rng.random() < 0.03 else _PIECES) for _ in range(rng.randint(2, 30))]
+        body = (head + "".join(pieces)
+                + _TAIL[:rng.randint(0, len(_TAIL))] + "".join(rng.choice(_PIECES[-30:]) for _ in range(rng.randint(0, 5)))
+                + _TAIL).encode()
+        outcomes[_check("http://example.com/p", body)] += 1
+    assert outcomes["kept"] > 350 and outcomes["dropped"] > 100, outcomes
+
+
+def test_element_end_counts_nested_tags_of_the_same_name():
+    body = b"<p><DIV class=vcard a='>'><div><div/>x</div><Div>y</div ></DIV><div>after</div>"
+    at = body.index(b"<DIV")
+    assert body[:_element_end(body, at)].endswith(b"</DIV>")
+    assert _element_end(body, body.index(b"<div/>")) == body.index(b"x</div>")  # self-closed: empty to libxml2
+    img = b"<img itemprop=image src=/i>rest"
+    assert _element_end(img, 0) == img.index(b"rest")
+    assert _element_end(b"<span itemprop=a>never closed", 0) == -1
+    assert _element_end(b"<spanner itemprop=a></span></spanner>", 0) == len(b"<spanner itemprop=a></span></spanner>")
+
+
+def test_scan_finds_the_last_microdata_tag_and_references_by_id():
+    page = b"<div itemscope><span itemprop=a>x</span><p>y</p><meta itemprop-reverse=b></div><p class=x>"
+    ev = scan(page, CLASSES, RELS)
+    assert ev.item_last == page.index(b"<meta") and ev.last_dom_evidence() == ev.item_last
+    assert not ev.refs
+    for refs in (b"<div itemscope itemref='a b'>", b"<td headers=h>", b"<div class='x include'>",
+                 b"<div class='incl&#117;de'>"):
+        assert scan(refs, CLASSES, RELS).refs, refs
+    assert not scan(b"<div class='included'>".replace(b"included", b"inc"), CLASSES, RELS).refs
+
+
+def test_references_by_id_rule_the_cut_out():
+    """An include pattern or a microformat root's itemref reach an element after the root's end, whose
+    properties are not evidence: the prefilter picks no cut there, and the cut it would otherwise pick (after
+    the root) loses triples. A table cell's headers attribute rules it out too."""
+    target = "<div id=h><span class=fn>H</span><span class=summary>S</span><span class=org>O</span></div>"
+    cell = Page("http://example.com/", b"<table class=vevent><tr><td headers=h>x</td></tr></table>" + _TAIL.encode())
+    assert prefilter(cell, EXTRACTORS) and cell.evidence.refs and cell.body_cut is None
+    for root in ("<div class=vcard><a class=include href=#h></a></div>", "<div class=vcard itemref=h></div>"):
+        body = ("<html><body>" + root + _TAIL + target + _TAIL).encode()
+        page = Page(url="http://example.com/", body=body, content_type="text/html")
+        fired = prefilter(page, EXTRACTORS)
+        assert page.evidence.refs and page.body_cut is None, root
+        want = _lines(page, fired)
+        forced = Page(url="http://example.com/", body=body, content_type="text/html")
+        prefilter(forced, EXTRACTORS)
+        forced.body_cut = _element_end(body, forced.evidence.last_dom_evidence())
+        got = _lines(forced, fired)
+        assert forced.body_cut is not None and sum(map(len, got.values())) < sum(map(len, want.values())), root
