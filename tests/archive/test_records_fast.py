@@ -453,3 +453,23 @@ def test_gzip_member_search_in_c_is_the_python_one():
         data = path.read_bytes()
         for lo in range(0, len(data), max(1, len(data) // 50)):
             assert c(data, lo, len(data)) == py(data, lo, len(data)), (path.name, lo)
+
+
+def test_warcio_constants_and_status_line_test_are_warcios():
+    """The fast path does not import warcio: the record loader's constants it uses are copied, and the status
+    line test is warcio's split_prefix (any prefix, in capitals)."""
+    from quadfleet.worker.archive.headers import WARC_WANTED, NotAsWarcio, parse_header
+    from warcio.recordloader import ArcWarcRecordLoader
+
+    assert records_fast.WARC_TYPES == tuple(ArcWarcRecordLoader.WARC_TYPES)
+    assert records_fast.HTTP_RECORDS == tuple(ArcWarcRecordLoader.HTTP_RECORDS)
+    assert records_fast.HTTP_SCHEMES == tuple(ArcWarcRecordLoader.HTTP_SCHEMES)
+    for line in ("WARC/1.0", "warc/1.1 x", "WARC/0.17", "WARC/2.0", "HTTP/1.1 200 OK", " WARC/1.0", "WARC/1.", "Warc/0.18"):
+        data = (line + "\r\nWARC-Type: response\r\n\r\n").encode()
+        want = bool(StatusAndHeadersParser.split_prefix(line.rstrip(), records_fast.WARC_TYPES))
+        try:
+            parse_header(data, len(data), True, WARC_WANTED, records_fast.WARC_TYPES)
+            got = True
+        except NotAsWarcio:
+            got = False
+        assert got == want, line

@@ -38,13 +38,12 @@ import zlib
 from collections import Counter
 
 from fastwarc.warc import ArchiveIterator as FastIterator
-from warcio.recordloader import ArcWarcRecordLoader as _Loader
 
 from ..html.native import SCAN
 from .headers import HTTP_WANTED, WARC_WANTED, parse_header
 from .headers import HeaderIncomplete as _More
 from .headers import NotAsWarcio as _NotFast
-from .warcio_reader import HEADER_LINE, is_html, record_page, warcio_pages
+from .pages import HEADER_LINE, is_html, record_page
 
 BLOCK = 16384              # warcio's read size (warcio.utils.BUFF_SIZE)
 MAX_RECORD = 16 << 20      # longer record blocks are left to warcio: the fast path keeps a record in memory
@@ -52,6 +51,11 @@ MAX_LINE = 4096            # HTTP header lines longer than this are left to warc
 READ = 1 << 16             # source read size when the tap needs more
 KEEP_BEHIND = 1 << 17      # bytes kept behind warcio's read position, to hand the stream back
 HARD_CAP = 2 * MAX_RECORD  # bytes kept for the fast path beyond which warcio takes over
+# warcio's ArcWarcRecordLoader.WARC_TYPES, HTTP_RECORDS and HTTP_SCHEMES (held equal by the tests), so that
+# an archive FastWARC reads whole never imports warcio
+WARC_TYPES = ("WARC/1.1", "WARC/1.0", "WARC/0.17", "WARC/0.18")
+HTTP_RECORDS = ("response", "request", "revisit")
+HTTP_SCHEMES = ("http:", "https:")
 _NONBLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.strip() keeps: a line that is not blank
 _FAILED = object()
 
@@ -86,6 +90,8 @@ def fast_pages(fileobj, head: bytes, counts: Counter, max_page_bytes: int, whole
             # warcio may hand back after its first record if that ends on a record boundary, which tells
             # warcio's state only if that record is the first thing there (a WARC header, not a blank member).
             switch = _switch_back if fmt is not None else None
+            from .warcio_reader import warcio_pages  # (imports warcio: only where it reads)
+
             handed = yield from warcio_pages(_Resume(tap, pos), counts, max_page_bytes, whole_file, switch, trace)
             if handed is None:
                 return
@@ -200,7 +206,7 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
         ended = len(raw) < size  # the stream ends in these bytes
         try:
             hdr = parse_header(head, len(head), member is not None or not gz and ended, WARC_WANTED,
-                               _Loader.WARC_TYPES)
+                               WARC_TYPES)
         except _More:
             if ended and not (gz and most) or size >= MAX_RECORD:
                 raise _NotFast from None  # the stream ends inside the header, or it is absurdly long
@@ -216,7 +222,7 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
         length = int(rec_headers.get_header("Content-Length"))
     except (TypeError, ValueError):
         raise _NotFast from None  # warcio reads on without a length (or as length 0): its way
-    if length < 0 or length > MAX_RECORD or rtype in _Loader.HTTP_RECORDS and length and uri is None:
+    if length < 0 or length > MAX_RECORD or rtype in HTTP_RECORDS and length and uri is None:
         raise _NotFast  # (the last: warcio fails on it, AttributeError; let it)
     alone = member is not None
     if alone and (len(head) < hdr_len + length or head[hdr_len + length:].strip()):
@@ -227,7 +233,7 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
     http_headers = body = None
     # Of the block, only a response's HTTP header and an HTML body are read; requests and revisits get
     # HTTP headers from warcio too, but nothing depends on them (and a whole block cannot fail to parse).
-    if rtype == "response" and length and uri.startswith(_Loader.HTTP_SCHEMES):
+    if rtype == "response" and length and uri.startswith(HTTP_SCHEMES):
         # The HTTP header from the block bytes at hand; if it runs past them, from FastWARC's block (gzip:
         # its start must be the same bytes) or the tap (plain); up to 64 KiB.
         fast, at = rec.reader if gz and member is None else None, start + hdr_len

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from warcio.statusandheaders import StatusAndHeadersParser
 
 
 class HeaderIncomplete(Exception):
@@ -55,7 +54,7 @@ def parse_header(data: bytes, end: int, final: bool, wanted, statuslist=None, ma
             raise EOFError
         if not statusline:
             return Fields({}, 0), pos
-        if statuslist and not StatusAndHeadersParser.split_prefix(statusline, statuslist):
+        if statuslist and not statusline.upper().startswith(tuple(statuslist)):
             raise NotAsWarcio
     blank = _BLANK_LINE.search(data, pos - 1, end)
     text = data[pos:blank.start()] if blank is not None else b" "

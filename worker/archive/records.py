@@ -8,7 +8,7 @@ counted and skipped.
 warcio's reading (:mod:`.warcio_reader`) is the reference, but slow: a WARC stream is handed to
 :mod:`.fastwarc_reader`, which lets FastWARC split and inflate the records, checks every record against what
 warcio makes of the same bytes, and gives the stream back to warcio wherever they could differ. Both feed
-:func:`.warcio_reader.record_page`, so a record counts and reads the same either way.
+:func:`.pages.record_page`, so a record counts and reads the same either way.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Iterator
 from ..errors import ArchiveError
 from ..html.native import FASTWARC
 from ..html.page import Page
-from .warcio_reader import HTML_TYPES, is_html, warcio_pages
+from .pages import HTML_TYPES, is_html
 
 __all__ = ["ARCHIVE_STARTS", "HTML_TYPES", "is_archive_start", "is_html", "iter_pages", "shown_start"]
 
@@ -105,5 +105,7 @@ def iter_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool =
 
         yield from fastwarc_reader.fast_pages(fileobj, head, counts, max_page_bytes, whole_file, trace)
         return
+    from .warcio_reader import warcio_pages  # (imports warcio: only where it reads)
+
     stream = _Replay(head, fileobj) if whole_file else fileobj
     yield from warcio_pages(stream, counts, max_page_bytes, whole_file, trace=trace)

@@ -1,9 +1,10 @@
 """warcio's reading of WARC and ARC records into HTML pages: the reference both readers are held to.
 
-:func:`record_page` decides which records are HTML pages, undoes HTTP encodings and counts everything it
-skips; :func:`warcio_pages` is warcio's loop, resynchronising past junk between records. The FastWARC reader
-(:mod:`.fastwarc_reader`) feeds the same :func:`record_page` and hands back to :func:`warcio_pages` wherever
-the two could differ, so a record counts and reads the same either way.
+:func:`warcio_pages` is warcio's loop, resynchronising past junk between records; each record goes to
+:func:`.pages.record_page`, which decides which records are HTML pages, undoes HTTP encodings and counts
+everything it skips. The FastWARC reader (:mod:`.fastwarc_reader`) feeds the same :func:`.pages.record_page`
+and hands back to :func:`warcio_pages` wherever the two could differ, so a record counts and reads the same
+either way. Imported only where warcio reads (an ARC file, a stream FastWARC leaves, no FastWARC).
 """
 from __future__ import annotations
 
@@ -16,21 +17,12 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
 from ..errors import ArchiveError
-from ..html.page import Page
-from .httpbody import BodyTooLarge, decode_body
+from .pages import HEADER_LINE, record_page
 
-HTML_TYPES = ("text/html", "application/xhtml+xml")
 _CHUNK = 1 << 16
 
 # warcio logs "Replacing spaces in invalid WARC-Target-URI" per record; we count problems ourselves.
 logging.getLogger("warcio").setLevel(logging.ERROR)
-
-
-def is_html(content_type: str | None) -> bool:
-    if not content_type:
-        return False
-    mime = content_type.split(";", 1)[0].strip().lower()
-    return mime in HTML_TYPES
 
 
 def _read_limited(stream, limit: int) -> bytes | None:
@@ -41,11 +33,6 @@ def _read_limited(stream, limit: int) -> bytes | None:
             pass
         return None
     return data
-
-
-# A WARC version line, or an ARC header: a URL with a scheme (spaces happen), then IP, a date of digits
-# and at least two more fields.
-HEADER_LINE = re.compile(rb"WARC/\d|[A-Za-z][\w+.-]*:.* \S+ \d{8,} \S+ \S")
 
 
 class _ResyncingIterator(ArchiveIterator):
@@ -178,44 +165,6 @@ class _EndWatch:
 
     def tell(self):
         return self.reader.tell()
-
-
-def record_page(rtype, rec, http_headers, read_body, counts: Counter, max_page_bytes: int,
-                offset: int) -> Page | None:
-    """Count one record; its Page (``length`` still unset) if it is an HTML response.
-
-    ``rec``/``http_headers``: warcio's header objects (or None); ``read_body()``: the HTTP body, at most
-    ``max_page_bytes`` bytes, or None if there are more. Shared by both readers so they count alike.
-    """
-    counts["records"] += 1
-    counts[f"record:{rtype}"] += 1
-    if rtype != "response" or http_headers is None:
-        return None
-    content_type = http_headers.get_header("Content-Type")
-    if not is_html(content_type):
-        counts["non_html_responses"] += 1
-        return None
-    counts["html_pages"] += 1
-    if rec.get_header("WARC-Truncated"):
-        counts["truncated"] += 1
-    raw = read_body()
-    if raw is None:
-        counts["page-too-large"] += 1
-        return None
-    try:
-        body, problem = decode_body(raw, http_headers.get_header("Transfer-Encoding"),
-                                    http_headers.get_header("Content-Encoding"), max_page_bytes)
-    except BodyTooLarge:
-        counts["page-too-large"] += 1
-        return None
-    if problem:
-        counts[problem] += 1
-    url = (rec.get_header("WARC-Target-URI") or "").strip()
-    if url.startswith("<") and url.endswith(">"):  # WARC 1.0 draft style
-        url = url[1:-1]
-    return Page(url=url, body=body, content_type=content_type,
-                record_id=rec.get_header("WARC-Record-ID") or f"{url} {offset}",
-                fetch_time=rec.get_header("WARC-Date") or "", offset=offset)
 
 
 def _raised_in_warcio(exc: BaseException) -> bool:
