@@ -242,7 +242,7 @@ def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):
     start-up): the fleet's cost model, the index selection, multiprocessing, a thread pool, importlib.metadata
     (versions are read from the dist-info folders), and, its output not being a terminal, rich at all (about
     20 ms: its lines and tables are written as rich writes them there, coordinator/screen.py); nor warcio,
-    where FastWARC reads the whole archive (about 10 ms)."""
+    where FastWARC reads the whole archive (about 10 ms), nor socket (the worker's name comes from os.uname)."""
     import subprocess
     import sys
 
@@ -250,7 +250,7 @@ def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):
 
     archive = build_sample(tmp_path / "sample.warc.gz")
     spared = ("boto3", "botocore", "quadfleet.coordinator.fleet", "quadfleet.coordinator.index", "multiprocessing",
-              "rich", "concurrent.futures", "importlib.metadata") + (("warcio",) if FASTWARC.active else ())
+              "rich", "concurrent.futures", "importlib.metadata", "socket") + (("warcio",) if FASTWARC.active else ())
     code = ("import sys\nfrom quadfleet.cli import main\n"
             f"rc = main(['extract', {str(archive)!r}, '--out', {str(tmp_path / 'out')!r}, '--processes', '1', "
             "'--quiet'])\n"
@@ -258,6 +258,15 @@ def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert got.stdout.strip().splitlines()[-1] == "0 []", (got.stdout, got.stderr[-500:])
     assert list((tmp_path / "out" / "done").iterdir())  # the run committed its input
+
+
+def test_the_worker_name_is_the_hostname_socket_gives():
+    import os
+    import socket
+
+    from quadfleet.worker.pipeline.process import hostname, worker_name
+
+    assert hostname() == socket.gethostname() and worker_name() == f"{socket.gethostname()}:{os.getpid()}"
 
 
 def test_versions_are_what_importlib_metadata_says():

@@ -61,7 +61,8 @@ class FileStats:
     non_html_responses: int = 0
     truncated_pages: int = 0       # HTML records marked WARC-Truncated (extracted all the same)
     pages_parsed: int = 0          # pages the prefilter passed: at least one extractor ran
-    pages_dom_parsed: int = 0      # of those, pages given a DOM of the whole page (JSON-LD alone needs none)
+    pages_dom_parsed: int = 0      # of those, pages given a DOM of the page, whole or up to the end of its last
+    #                                DOM evidence (JSON-LD alone needs none)
     pages_head_parsed: int = 0     # of those, pages given a DOM of their <head> alone (Open Graph and the like)
     pages_with_triples: int = 0    # pages with a triple of any format
     triples: int = 0

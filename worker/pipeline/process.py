@@ -7,7 +7,6 @@ import gc
 import json
 import os
 import platform
-import socket
 import time
 import uuid
 from collections import Counter
@@ -178,7 +177,7 @@ def process_input(spec: InputSpec, store, config: Config,
         **({"selection": {"records": len(spec.ranges)}} if spec.ranges is not None else {}),
         "started": started_iso,
         "finished": now_iso(),
-        "worker": socket.gethostname(),
+        "worker": hostname(),
         "config_hash": config.hash,
         "versions": versions(),
         "outputs": outputs,
@@ -197,7 +196,17 @@ def process_input(spec: InputSpec, store, config: Config,
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{hostname()}:{os.getpid()}"
+
+
+def hostname() -> str:
+    """``socket.gethostname()``, which it is on POSIX, without importing socket (2-3 ms of every start)."""
+    try:
+        return os.uname().nodename
+    except AttributeError:  # (Windows)
+        import socket
+
+        return socket.gethostname()
 
 
 def record_failure(spec: InputSpec, store, reason: str, attempt: int = 1, **extra) -> None:
