@@ -52,6 +52,10 @@ MUTATIONS = [
     lambda o: {**o, "image": []},
     lambda o: {**o, "image": {}},
     lambda o: {**o, "offers": [[{"price": 1}]]},
+    # nested arrays (pyld appends their items) and an empty @type array (no type): taken directly
+    lambda o: {**o, "offers": [[{"price": 1}], [["a", None, [2]]], []], "image": [[]]},
+    lambda o: {**o, "@type": []},
+    lambda o: {**o, "@type": [], "type": ["Thing", []]},
     lambda o: {**o, "schema:name": "x"},
     lambda o: {**o, "http://schema.org/name": "x"},
     lambda o: {**o, "@graph": [{"@type": "Thing"}]},
@@ -118,6 +122,8 @@ def test_every_mutation_kind_is_checked():
             continue
         results[i] = same_as_pyld(m)
     assert sum(1 for r in results.values() if r is True) >= 15, results
+    nested = MUTATIONS.index(next(m for m in MUTATIONS if m(obj).get("image") == [[]]))
+    assert results[nested] is True and results[nested + 1] is True, results
     # a nested schema.org context is taken directly; a nested context of any other kind is left to pyld
     assert results[len(MUTATIONS) - 5] is True and results[len(MUTATIONS) - 4] is True
     assert results[len(MUTATIONS) - 3] is True
