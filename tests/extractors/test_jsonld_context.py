@@ -130,7 +130,8 @@ def test_pyld_is_imported_without_its_http_client():
     (together about 60 ms and 5 MiB of every worker); quadfleet passes its own loader to every call, so a
     worker's extraction of JSON-LD, through the direct path and through pyld's, must import neither, while
     pyld stays whole for anyone else in the process: its package's names are there when asked for, and its
-    default loader, built on first use, is requests' (here refused by a closed local port)."""
+    default loader, built on first use, is requests' (here refused by a closed local port). Nor does a block the
+    direct path takes import pyld.jsonld (20 ms): only the first block left to pyld does."""
     code = textwrap.dedent("""
         import json, sys
         from quadfleet.worker.extractors.jsonld.direct import expand_schema_org
@@ -142,6 +143,8 @@ def test_pyld_is_imported_without_its_http_client():
         assert expand_schema_org(direct, base) is not None and expand_schema_org(vocab, base) is None
         for block in (direct, vocab):  # the first without pyld, the second through it
             assert block_triples(parse(json.dumps(block))[0], base, "b", block is vocab), block
+            # pyld's package is not touched until a block needs it (the direct path loads its IRI resolver alone)
+            assert ("pyld.jsonld" in sys.modules) == (block is vocab) and ("pyld" in sys.modules) == (block is vocab)
         assert not {"requests", "asyncio"} & set(sys.modules), "requests or asyncio imported"
         from pyld import AioHttpDocumentLoader, RequestsDocumentLoader, jsonld  # the package as always
         assert jsonld.expand is __import__("pyld").jsonld.expand and "asyncio" in sys.modules

@@ -33,7 +33,7 @@ import warnings
 from cachetools import LRUCache
 
 from ...rdf.schemaorg import package_file
-from .offline import ContextResolver, jsonld
+from .offline import pyld_modules
 
 __all__ = ["RemoteContextError", "ContextUnavailable", "is_schema_org", "full_context",
            "reduced_context", "expand", "SCHEMAORG_CONTEXT_PATH"]
@@ -102,5 +102,6 @@ def expand(data, base: str, full: bool = False) -> list:
     Raises pyld's JsonLdError (with a RemoteContextError in its causes for a non-schema.org context).
     """
     loader, cache = _MODES[full]
+    jsonld, context_resolver = pyld_modules()
     return jsonld.expand(data, {"base": base, "documentLoader": loader,
-                                "contextResolver": ContextResolver(cache, loader)})
+                                "contextResolver": context_resolver(cache, loader)})

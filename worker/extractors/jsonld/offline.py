@@ -1,4 +1,4 @@
-"""pyld, imported without the HTTP clients it would set up and we never use.
+"""pyld, imported without the HTTP clients it would set up and we never use, and only when a block needs it.
 
 At import, pyld makes its default document loader, a ``requests`` Session (importing requests, urllib3,
 charset_normalizer, http.client and ssl), and its package imports its aiohttp loader's module, which imports
@@ -12,11 +12,16 @@ already. pyld then falls back to its dummy loader, which this module replaces by
 usual requests loader on first use. Anyone else in the process who uses pyld gets it as always, its
 imports and its default loader made later.
 
+Only pyld's IRI resolver (the direct path's, :mod:`.direct`) is loaded with this module; ``pyld.jsonld`` and
+its context resolver, about 20 ms more, when :func:`pyld_modules` is first asked, by the first block the
+direct path leaves to pyld (none on many archives).
+
 Every quadfleet module that uses pyld imports it from here.
 """
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 
 _BLOCKED = ("requests", "aiohttp", "asyncio")
@@ -81,15 +86,51 @@ def _defer_package_init(name: str) -> None:
 
 def _requests_loader_on_first_use(url, options=None):
     """pyld's default requests loader, built when something first asks pyld to fetch."""
+    jsonld = pyld_modules()[0]
     loader = jsonld.requests_document_loader()
     jsonld.set_document_loader(loader)
     return loader(url, options)
 
 
-(jsonld, _context_resolver, _iri_resolver), _requests_kept_out = _import_pyld()
-if _requests_kept_out:
-    jsonld.set_document_loader(_requests_loader_on_first_use)
-ContextResolver = _context_resolver.ContextResolver
-resolve = _iri_resolver.resolve
+_LOADED: list = []
 
-__all__ = ["jsonld", "ContextResolver", "resolve"]
+
+def pyld_modules():
+    """(``pyld.jsonld``, pyld's ``ContextResolver``), imported on first use as the module docstring says."""
+    if not _LOADED:
+        (jsonld, context_resolver, _), requests_kept_out = _import_pyld()
+        if requests_kept_out:
+            jsonld.set_document_loader(_requests_loader_on_first_use)
+        _LOADED.append((jsonld, context_resolver.ContextResolver))
+    return _LOADED[0]
+
+
+def __getattr__(name: str):
+    """``offline.jsonld`` and ``offline.ContextResolver``: :func:`pyld_modules`' two, imported when asked for."""
+    if name == "jsonld":
+        return pyld_modules()[0]
+    if name == "ContextResolver":
+        return pyld_modules()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _iri_resolver():
+    """pyld's ``iri_resolver`` module (it imports only urllib.parse): the package's own where pyld is imported
+    already, else loaded from its file under a name of ours, so that quadfleet does not touch the ``pyld``
+    package until a block needs it (before that, anyone else's import of pyld runs as pyld orders it)."""
+    loaded = sys.modules.get("pyld.iri_resolver")
+    if loaded is not None:
+        return loaded
+    spec = importlib.util.find_spec("pyld")  # (finds the package without importing it)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("pyld is not installed (pip install PyLD)")
+    path = os.path.join(spec.submodule_search_locations[0], "iri_resolver.py")
+    own = importlib.util.spec_from_file_location(__name__ + "._iri_resolver", path)
+    module = importlib.util.module_from_spec(own)
+    own.loader.exec_module(module)
+    return module
+
+
+resolve = _iri_resolver().resolve
+
+__all__ = ["resolve", "pyld_modules"]  # (and, through __getattr__, jsonld and ContextResolver)
