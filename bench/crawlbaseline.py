@@ -87,7 +87,11 @@ def run_baseline_round(build: BaselineBuild, archives: list, workdir: Path, pref
     job = workdir / "baseline-job.json"
     job.write_text(json.dumps({"site": str(build.site), "out": str(build.site.parent), "prefilter_off": prefilter_off,
                                "archives": [{"name": a.name, "path": str(a.path)} for a in archives]}))
-    _, _, stdout, stderr, code = run_child([sys.executable, str(BASELINE_FILE), str(job)], workdir, build.env())
+    # In-process, both sides run on the system's malloc (see bench_crawl.system_malloc_in_process): a baseline
+    # that routes libxml2's malloc to mimalloc when loaded would otherwise parse faster than the current code.
+    env = build.env()
+    env["QUADFLEET_NO_NATIVE"] = ",".join(w for w in (env.get("QUADFLEET_NO_NATIVE"), "malloc") if w)
+    _, _, stdout, stderr, code = run_child([sys.executable, str(BASELINE_FILE), str(job)], workdir, env)
     if code != 0:
         raise BenchError(f"the baseline-commit subprocess exited {code}: {stderr.strip()[-400:]}")
     result = json.loads(stdout.strip().splitlines()[-1])
@@ -148,6 +152,14 @@ def child(job_path: str) -> int:
                         "pages": rnd.pages, "seconds": rnd.seconds, "triples": rnd.info["triples"],
                         "pages_parsed": rnd.info["pages_parsed"],
                         "normalised": write(lines, f"{name}.prefilter-off.normalised.nq")}
+    try:  # (a ref from before the loader named the malloc says nothing)
+        from quadfleet.worker.html import native
+
+        allocator = native.in_use().get("allocator", "not reported")
+    except (ImportError, AttributeError):
+        allocator = "not reported"
+    for res in results.values():
+        res["allocator"] = allocator
     print(json.dumps({"quadfleet_file": quadfleet.__file__, "process_file": process.__file__,
                       "archives": results}))
     return 0
@@ -173,6 +185,7 @@ def compare(build: BaselineBuild, rounds: list[dict], off: dict | None, mine: co
     on = _diff(mine, _read(best["normalised"]))
     base = {"ref": build.ref, "sha": build.sha, "method": build.method, "cached": build.cached,
             "triples": best["triples"], "pages_parsed": best["pages_parsed"],
+            "allocator": best.get("allocator", "not reported"),
             "pages_dom_parsed": best["pages_dom_parsed"], "pages_head_parsed": best["pages_head_parsed"],
             "same_output_across_rounds": len({b["lines_hash"] for b in rounds}) == 1,
             "normalised_equal": on["equal"], **{k: v for k, v in on.items() if k != "equal"},

@@ -209,7 +209,8 @@ def _print_paired(w, label: str, p: dict | None) -> None:
 
 
 def _print_baseline(w, b: dict) -> None:
-    w(f"  baseline-commit {b['ref']} ({b['sha'][:12]}, {b['method']}{', cached build' if b['cached'] else ''}): "
+    w(f"  baseline-commit {b['ref']} ({b['sha'][:12]}, {b['method']}{', cached build' if b['cached'] else ''}; "
+      f"in-process malloc: {b.get('allocator', 'not reported')}): "
       f"{b['triples']:,} N-Quads lines; same as now (blank-node labels normalised): "
       + ("yes" if b["normalised_equal"] else
          f"NO, {b['lines_only_now']:,} lines only now, {b['lines_only_baseline']:,} only at {b['ref']}"))
