@@ -119,11 +119,13 @@ def _element_end(body: bytes, at: int) -> int:
         if len(_ENDS) >= 256:
             _ENDS.clear()
         ends = _ENDS[name] = re.compile(rb"<(/?)" + re.escape(name) + rb"(?=[\s/>])", re.I)
-    depth = 1
+    depth, gt = 1, end - 1  # gt: the first '>' after the last start tag looked at (-1: none to the page's end)
     for tag in ends.finditer(body, end):
         if not tag.group(1):
-            after = _tag_end(body, tag.start(), len(body))
-            depth += after < 0 or body[after - 2] != 0x2F
+            if 0 <= gt < tag.end():  # (each byte searched once: a page of "<div <div ..." stays linear)
+                gt = body.find(b">", tag.end())
+            # "<div/>" is empty to libxml2 (a '>' inside a quoted value misleads this: Page.tree checks the cut)
+            depth += gt < 0 or body[gt - 1] != 0x2F
             continue
         depth -= 1
         if not depth:
