@@ -152,3 +152,18 @@ def test_element_end_reads_hostile_pages_in_one_pass():
     assert _element_end(body, 0) == -1
     body = b"<div itemscope>" + b"<div a='>'" * 1000 + b"</div>" * 1000 + b"<p/></div>" + _TAIL.encode()
     assert body[:_element_end(body, 0)].endswith(b"<p/></div>")
+
+
+def test_the_content_language_pragma_after_the_items_is_parsed():
+    """Microdata's default language is the page's <meta http-equiv=content-language>, wherever it is (and
+    written with a character reference too): a pragma after the last item moves the cut past it."""
+    items = '<div itemscope itemtype="http://schema.org/Thing"><span itemprop="name">N</span></div>'
+    for pragma, lang in (('<meta http-equiv="Content-Language" content="de">', "@de"),
+                         ('<meta HTTP-EQUIV="content-l&#97;nguage" content="fr">', "@fr")):
+        body = ("<html><body>" + items + _TAIL + pragma + _TAIL).encode()
+        page = Page(url="http://example.com/", body=body, content_type="text/html")
+        fired = prefilter(page, EXTRACTORS)
+        assert page.body_cut is not None and page.body_cut > body.index(b"<meta"), pragma
+        assert _check("http://example.com/", body) == "kept"
+        lines = _lines(page, fired)["html-microdata"]
+        assert any(line.rstrip().endswith(f'"N"{lang} <http://example.com/> .') for line in lines), lines

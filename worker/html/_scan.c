@@ -33,7 +33,8 @@
  *   tags       start tags read (at least the elements a parser would build: the page's element budget)
  *   odd        [(offset, attribute name, tag name, raw value)] class values and <a rel> values holding '&'
  *              (character references: Python unescapes and decides)
- *   item_last  offset of the last tag with an itemscope, itemprop, itemprop-reverse or itemref attribute (-1: none)
+ *   item_last  offset of the last tag with an itemscope, itemprop, itemprop-reverse or itemref attribute, or an
+ *              http-equiv holding "content-language" or '&' (microdata's default language; -1: none)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -197,6 +198,11 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         return 0;
     case 9:
         if (eq_ci(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->item_last = at; }
+        return 0;
+    case 10:  /* microdata's default language: the last <meta http-equiv=content-language> (the value decoded
+                 by Python where it holds a character reference: taken as one here) */
+        if (eq_ci(name, 10, "http-equiv") && (contains_ci(v, vn, "content-language") || memchr(v, '&', vn)))
+            st->item_last = at;
         return 0;
     case 16:
         if (eq_ci(name, 16, "itemprop-reverse")) { st->flags |= F_REVERSE; st->item_last = at; }

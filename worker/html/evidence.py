@@ -46,7 +46,9 @@ class Evidence(NamedTuple):
     # counted on every tag, so never fewer than the DOM has (rdfa_find.py's head-only shortcut relies on it)
     rdfa_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
     tags: int = 0       # start tags read: never fewer than the elements a parser builds (the element budget)
-    item_last: int = -1  # offset of the last tag with itemscope, itemprop, itemprop-reverse or itemref, -1 if none
+    # offset of the last tag with itemscope, itemprop, itemprop-reverse or itemref, or the content-language pragma
+    # (microdata's default language), -1 if none
+    item_last: int = -1
 
     @property
     def jsonld(self) -> bool:
@@ -83,8 +85,8 @@ class Evidence(NamedTuple):
         return bool(self.flags & F_REFS)
 
     def last_dom_evidence(self) -> int:
-        """The offset of the last tag a DOM extractor reads as evidence: RDFa, microdata, a microformat root,
-        XFN (-1: none). Elements after the end of the one it starts add no triples unless an element still open
+        """The offset of the last tag a DOM extractor reads as evidence: RDFa, microdata (with the
+        content-language pragma, its default language), a microformat root, XFN (-1: none). Elements after the end of the one it starts add no triples unless an element still open
         there takes them in (see Page.tree)."""
         return max(self.rdfa_last, self.dom_last, self.item_last)
 
@@ -236,6 +238,9 @@ class _PyState:
             self.item_last = at
         elif name == b"headers":
             self.flags |= F_REFS
+        elif name == b"http-equiv":
+            if b"content-language" in lv or b"&" in v:
+                self.item_last = at
 
     def _rdfa(self, at: int, tag: bytes) -> None:
         self.flags |= F_RDFA
