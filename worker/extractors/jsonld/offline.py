@@ -125,6 +125,9 @@ def _iri_resolver():
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("pyld is not installed (pip install PyLD)")
     path = os.path.join(spec.submodule_search_locations[0], "iri_resolver.py")
+    if not os.path.isfile(path):  # (a pyld laid out otherwise: imported whole now, as before)
+        pyld_modules()
+        return sys.modules["pyld.iri_resolver"]
     own = importlib.util.spec_from_file_location(__name__ + "._iri_resolver", path)
     module = importlib.util.module_from_spec(own)
     own.loader.exec_module(module)
