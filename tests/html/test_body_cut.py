@@ -117,7 +117,7 @@ def test_element_end_counts_nested_tags_of_the_same_name():
 def test_scan_finds_the_last_microdata_tag_and_references_by_id():
     page = b"<div itemscope><span itemprop=a>x</span><p>y</p><meta itemprop-reverse=b></div><p class=x>"
     ev = scan(page, CLASSES, RELS)
-    assert ev.item_last == page.index(b"<meta") and ev.last_dom_evidence() == ev.item_last
+    assert ev.cut_last == page.index(b"<meta") and ev.last_dom_evidence() == ev.cut_last
     assert not ev.refs
     for refs in (b"<div itemscope itemref='a b'>", b"<td headers=h>", b"<div class='x include'>",
                  b"<div class='incl&#117;de'>"):
@@ -167,3 +167,50 @@ def test_the_content_language_pragma_after_the_items_is_parsed():
         assert _check("http://example.com/", body) == "kept"
         lines = _lines(page, fired)["html-microdata"]
         assert any(line.rstrip().endswith(f'"N"{lang} <http://example.com/> .') for line in lines), lines
+
+
+_H = "<html><head><title>t</title></head><body>"
+_FIRST = {"xfn": "<a href='/m' rel='me'>m</a><p>x</p>", "rdfa": "<p property='dc:title'>x</p>",
+          "mf": "<div class=vcard><span class=fn>A</span></div>",
+          "md": "<div itemscope itemtype='http://schema.org/Thing'><span itemprop=name>n</span></div>"}
+# Evidence the parser (libxml2 2.14, HTML5's tokenizer) sees and a scanner could miss, after a first piece of
+# the same format: each must move the cut past it (an adversarial review found these, one per cause).
+_HIDDEN = [
+    ("xfn", "<a href=/f < rel=friend>f</a>"),  # a "<" among the attributes starts an attribute name
+    ("rdfa", "<p < property='dc:description'>d</p>"),
+    ("md", "<div < itemscope itemtype='http://schema.org/Thing'><span < itemprop=name>n</span></div>"),
+    ("mf", "<div < class=vcard><span class=fn>B</span></div>"),
+    ("xfn", "<a href=/f <b rel=friend>f</a>"),
+    ("xfn", "<a title=\x0b\"x rel=friend href=/f>f</a>"),  # a control byte after "=" starts an unquoted value
+    ("rdfa", "<p title=\x0b'x property=dc:description>d</p>"),
+    ("mf", "<div title=\x0b'x class=vcard><span class=fn>B</span></div>"),
+    ("xfn", "<a ==\x01 rel=friend href=/f>f</a>"),
+    ("rdfa", "<p!x=' property=dc:description>d</p>"),  # a tag name runs to white space, "/" or ">"
+    ("mf", "<div== class=vcard><span class=fn>B</span></div>"),
+    ("md", "<div;= itemscope itemtype=http://schema.org/Thing><span;= itemprop=name>m</span></div>"),
+    ("mf", "<div class='x&#11;vcard'><span class=fn>B</span></div>"),  # a reference html.unescape drops
+    ("rdfa", "<span typeof>x</span>"),  # a valueless @typeof: RDFa numbers its blank node
+]
+
+
+def test_evidence_the_scanner_could_misread_moves_the_cut():
+    for kind, hidden in _HIDDEN:
+        first = _FIRST[kind]
+        if hidden == "<span typeof>x</span>":
+            first = '<p inlist property="dc:l">a</p><div typeof="foaf:Person"></div><p>x</p>'
+        at = len(_H + first + _TAIL)  # (where the hidden piece starts: all ASCII before it)
+        body = (_H + first + _TAIL + hidden + _TAIL).encode("latin-1")
+        page = Page(url="http://example.com/", body=body, content_type="text/html")
+        prefilter(page, EXTRACTORS)
+        assert page.evidence.last_dom_evidence() >= at, hidden
+        _check("http://example.com/", body)  # (raises if the N-Quads differ from the whole page's)
+
+
+def test_johab_pages_are_never_cut():
+    """In Johab a character's second byte may be "<", "=" or ">": its bytes cannot be read as markup."""
+    body = (b"<html><head><meta charset='johab'><title>t</title></head><body><p property='dc:title'>x</p>"
+            + _TAIL.encode() + b"<p title=\xd9> property='dc:description'>d</p>" + _TAIL.encode())
+    page = Page(url="http://example.com/", body=body, content_type="text/html")
+    prefilter(page, EXTRACTORS)
+    assert page.body_cut is None and page.head_cut is None
+    assert _check("http://example.com/", body) == "none"

@@ -110,6 +110,13 @@ def test_c_and_python_scanners_agree_on_corpus_pages_and_mutations():
     ("<script type='application/ld+json'>{}</script>", {"html-embedded-jsonld"}),
     ("<script type='application&#x2F;ld&#x2B;json'>{}</script>", {"html-embedded-jsonld"}),
     ("<div class='v&#99;ard'>", {"html-mf-hcard"}),
+    # read as libxml2 2.14 (HTML5's tokenizer) reads them: a "<" among the attributes starts a name, a control
+    # byte after "=" an unquoted value, a tag name runs to white space; a dropped reference keeps its character
+    ("<a href=/f < rel=friend>f</a>", {"html-mf-xfn"}),
+    ("<a title=\x0b\"x rel=friend href=/f>f</a>", {"html-mf-xfn"}),
+    ("<p!x=' property=dc:description>d</p>", {"html-rdfa"}),
+    ("<div;= itemscope itemtype=http://schema.org/Thing>", {"html-microdata"}),
+    ("<div class='x&#11;vcard'>", {"html-mf-hcard"}),
     ("<div class='vevent'>", {"html-mf-hcalendar"}),
 ])
 def test_decisions(html, expected):

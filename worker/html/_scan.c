@@ -11,12 +11,17 @@
  *   - nothing is skipped: tags inside comments, scripts and styles are scanned too;
  *   - a quoted attribute value that holds '<' is scanned again for tags (the JSON-LD scanner reads
  *     "<script" even there); a quote never closed ends the value at the next '>' (and the rest is scanned);
+ *   - a '<' among a tag's attributes is read as HTML5 (libxml2 2.14) reads it, the start of an attribute name
+ *     with the tag going on, and also as the start of a tag of its own;
+ *   - a tag name ends where its letters, digits and ":_.-" do, and also, as in HTML5, at white space, '/' or
+ *     '>': where the two differ ("<p!x=' property=…>") the attributes are read from both ends;
+ *   - only HTML5's white space is skipped around '=' (a control byte there starts a name or a value);
  *   - bytes >= 0x80 separate attributes (a decoded page may have Unicode white space there) and bound class
  *     and rel tokens, as ASCII white space does;
  *   - attribute and tag names compare ASCII-case-insensitively.
  *
  * scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, head_end, base_at, counts, tags,
- *                                          odd, item_last)
+ *                                          odd, cut_last)
  *   flags      bit 0 JSON-LD script type, 1 itemscope, 2 RDFa (@property=, @typeof=, @vocab=, or a @rel/@rev
  *              value holding ':', '&', "license", "describedby" or "role"), 3 itemprop-reverse,
  *              4 XFN (<a rel> with a token of rel_tokens), 5 RDFa seen on a tag other than meta/link (on
@@ -33,8 +38,10 @@
  *   tags       start tags read (at least the elements a parser would build: the page's element budget)
  *   odd        [(offset, attribute name, tag name, raw value)] class values and <a rel> values holding '&'
  *              (character references: Python unescapes and decides)
- *   item_last  offset of the last tag with an itemscope, itemprop, itemprop-reverse or itemref attribute, or an
- *              http-equiv holding "content-language" or '&' (microdata's default language; -1: none)
+ *   cut_last   offset of the last tag, beside rdfa_last's and dom_last's, whose content a DOM extractor may read:
+ *              an itemscope, itemprop, itemprop-reverse or itemref attribute, an http-equiv holding
+ *              "content-language" or '&' (microdata's default language), a @typeof without a value (RDFa
+ *              gives it a blank node, which numbers the later ones; -1: none)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -57,7 +64,7 @@ typedef struct {
     const unsigned char *base;
     long flags;
     unsigned long long class_mask;
-    Py_ssize_t rdfa_last, dom_last, head_end, base_at, item_last;
+    Py_ssize_t rdfa_last, dom_last, head_end, base_at, cut_last;
     Py_ssize_t c_property, c_typeof, c_rel, c_rev, tags;
     PyObject *odd;
     Py_ssize_t n_class, n_rel;
@@ -186,26 +193,29 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         }
         return 0;
     case 6:
-        if (has_eq && eq_ci(name, 6, "typeof")) { st->flags |= F_TYPEOF; st->c_typeof++; goto rdfa; }
+        if (eq_ci(name, 6, "typeof")) {
+            if (has_eq) { st->flags |= F_TYPEOF; st->c_typeof++; goto rdfa; }
+            st->cut_last = at;
+        }
         return 0;
     case 7:
-        if (eq_ci(name, 7, "itemref")) { st->flags |= F_REFS; st->item_last = at; }
+        if (eq_ci(name, 7, "itemref")) { st->flags |= F_REFS; st->cut_last = at; }
         else if (eq_ci(name, 7, "headers")) st->flags |= F_REFS;
         return 0;
     case 8:
         if (has_eq && eq_ci(name, 8, "property")) { st->c_property++; goto rdfa; }
-        if (eq_ci(name, 8, "itemprop")) st->item_last = at;
+        if (eq_ci(name, 8, "itemprop")) st->cut_last = at;
         return 0;
     case 9:
-        if (eq_ci(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->item_last = at; }
+        if (eq_ci(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->cut_last = at; }
         return 0;
     case 10:  /* microdata's default language: the last <meta http-equiv=content-language> (the value decoded
                  by Python where it holds a character reference: taken as one here) */
         if (eq_ci(name, 10, "http-equiv") && (contains_ci(v, vn, "content-language") || memchr(v, '&', vn)))
-            st->item_last = at;
+            st->cut_last = at;
         return 0;
     case 16:
-        if (eq_ci(name, 16, "itemprop-reverse")) { st->flags |= F_REVERSE; st->item_last = at; }
+        if (eq_ci(name, 16, "itemprop-reverse")) { st->flags |= F_REVERSE; st->cut_last = at; }
         return 0;
     default:
         return 0;
@@ -223,27 +233,30 @@ xfn:
     return 0;
 }
 
-/* Attributes of a start tag whose name ends at p; returns where scanning goes on. */
+/* Attributes of a start tag whose name ends at p; returns where scanning goes on. A '<' among them is read
+   both ways: as HTML5 (and libxml2 2.14) reads it, the start of an attribute name, the tag going on; and, once
+   the tag is read, as the start of a tag of its own, over the same bytes (older parsers). */
 static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssize_t taglen,
                                       const unsigned char *p, const unsigned char *end, int *err) {
+    const unsigned char *inner = NULL;  /* the first '<' among the attributes */
     while (p < end) {
         while (p < end && (T[*p] & T_SEP)) p++;
-        if (p >= end) return p;
-        if (*p == '>') return p + 1;
-        if (*p == '<') return p;  /* a new tag starts: read it as one (the reading that finds more) */
+        if (p >= end) break;
+        if (*p == '>') { p++; break; }
+        if (*p == '<' && !inner) inner = p;
         const unsigned char *name = p;
         p++;  /* the first character belongs to the name, even '=' */
         while (p < end && !(T[*p] & T_NAMESTOP)) p++;
         Py_ssize_t nlen = p - name;
-        const unsigned char *q = p;
-        while (q < end && is_sp(*q)) q++;
+        const unsigned char *q = p;  /* (HTML5 white space only: a control byte starts a name or a value) */
+        while (q < end && is_ws(*q)) q++;
         const unsigned char *v = p;
         Py_ssize_t vn = 0;
         int has_eq = 0;
         if (q < end && *q == '=') {
             has_eq = 1;
             q++;
-            while (q < end && is_sp(*q)) q++;
+            while (q < end && is_ws(*q)) q++;
             if (q < end && (*q == '"' || *q == '\'')) {
                 const unsigned char *close = memchr(q + 1, *q, end - q - 1);
                 v = q + 1;
@@ -273,6 +286,12 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
             return end;
         }
     }
+    if (inner && st->depth < 4) {
+        st->depth++;
+        int r = scan_range(st, inner, p);
+        st->depth--;
+        if (r) { *err = 1; return end; }
+    }
     return p;
 }
 
@@ -298,9 +317,22 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
         Py_ssize_t taglen = p - tag;
         st->tags++;
         if (st->head_end < 0 && taglen == 4 && eq_ci(tag, 4, "body")) st->head_end = at;
+        /* HTML5 (and libxml2 2.14) runs a tag name up to white space, '/' or '>': where other bytes follow
+           the name's letters ("<p!x='"), the attributes are read from both ends; scanning goes on from the
+           nearer end of the tag. */
+        const unsigned char *html5 = p;
+        while (html5 < end && !is_ws(*html5) && *html5 != '/' && *html5 != '>') html5++;
         int err = 0;
-        p = start_tag(st, at, tag, taglen, p, end, &err);
+        const unsigned char *after = start_tag(st, at, tag, taglen, p, end, &err);
         if (err) return -1;
+        if (html5 != p && st->depth < 4) {
+            st->depth++;
+            const unsigned char *other = start_tag(st, at, tag, taglen, html5, end, &err);
+            st->depth--;
+            if (err) return -1;
+            if (other < after) after = other;
+        }
+        p = after;
     }
     return 0;
 }
@@ -333,7 +365,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     State st;
     memset(&st, 0, sizeof st);
     st.base = buf.buf;
-    st.rdfa_last = st.dom_last = st.head_end = st.base_at = st.item_last = -1;
+    st.rdfa_last = st.dom_last = st.head_end = st.base_at = st.cut_last = -1;
     if (tokens(class_seq, st.class_tok, st.class_len, &st.n_class) < 0
             || tokens(rel_seq, st.rel_tok, st.rel_len, &st.n_rel) < 0) {
         PyBuffer_Release(&buf);
@@ -350,7 +382,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *mask = PyLong_FromUnsignedLongLong(st.class_mask);
     if (!mask) { Py_DECREF(st.odd); return NULL; }
     return Py_BuildValue("(lNnnnn(nnnn)nNn)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
-                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd, st.item_last);
+                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd, st.cut_last);
 }
 
 /* Whether the bytes are valid UTF-8 exactly as CPython's strict decoder takes it (no overlong forms, no
@@ -421,7 +453,7 @@ static PyObject *gzip_member_at(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> bool: whether bytes.decode('utf-8') would succeed."},
     {"scan", scan, METH_VARARGS, "scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, "
-     "head_end, base_at, counts, tags, odd, item_last): the markup evidence of a page (see quadfleet.worker.html.evidence)."},
+     "head_end, base_at, counts, tags, odd, cut_last): the markup evidence of a page (see quadfleet.worker.html.evidence)."},
     {"gzip_member_at", gzip_member_at, METH_VARARGS, "gzip_member_at(data, lo, hi) -> int: the first gzip member "
      "header (1f 8b 08) starting in data[lo:hi - 1], or -1."},
     {NULL, NULL, 0, NULL}};

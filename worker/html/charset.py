@@ -105,12 +105,20 @@ def decode(body: bytes, content_type: str | None, declared=_UNSET) -> tuple[str,
 
 @lru_cache(maxsize=64)
 def ascii_compatible(codec: str) -> bool:
-    """Whether markup (tag and attribute names, ``=``, quotes, ``<``, ``&``) has the same bytes as in ASCII."""
+    """Whether markup (tag and attribute names, ``=``, quotes, ``<``, ``&``) has the same bytes as in ASCII,
+    and no other character's bytes hold those (Johab's second bytes run from 0x31: "<", "=", ">")."""
     probe = "<a property typeof vocab rel rev class itemscope = \"'x:&y/>"
     try:
+        if codecs.lookup(codec).name in _MARKUP_IN_TRAIL_BYTES:
+            return False
         return probe.encode(codec).endswith(probe.encode("ascii"))  # (after a byte-order mark)
     except (LookupError, UnicodeError):
         return False
+
+
+# Multi-byte encodings whose characters can hold the bytes of "<", "=", ">" or a quote (of Python's codecs,
+# only Johab: Shift_JIS, GBK, Big5 and UHC start their second bytes at 0x40 or above)
+_MARKUP_IN_TRAIL_BYTES = frozenset({"johab"})
 
 
 # Encodings in which a "<" byte can be part of another character (escape sequences switch modes).

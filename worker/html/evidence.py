@@ -46,9 +46,10 @@ class Evidence(NamedTuple):
     # counted on every tag, so never fewer than the DOM has (rdfa_find.py's head-only shortcut relies on it)
     rdfa_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
     tags: int = 0       # start tags read: never fewer than the elements a parser builds (the element budget)
-    # offset of the last tag with itemscope, itemprop, itemprop-reverse or itemref, or the content-language pragma
-    # (microdata's default language), -1 if none
-    item_last: int = -1
+    # offset of the last tag, beside rdfa_last's and dom_last's, whose content a DOM extractor may read (-1 if
+    # none): itemscope, itemprop, itemprop-reverse or itemref; the content-language pragma (microdata's
+    # default language); a @typeof without a value (RDFa gives it a blank node, which numbers the later ones)
+    cut_last: int = -1
 
     @property
     def jsonld(self) -> bool:
@@ -88,7 +89,7 @@ class Evidence(NamedTuple):
         """The offset of the last tag a DOM extractor reads as evidence: RDFa, microdata (with the
         content-language pragma, its default language), a microformat root, XFN (-1: none). Elements after the end of the one it starts add no triples unless an element still open
         there takes them in (see Page.tree)."""
-        return max(self.rdfa_last, self.dom_last, self.item_last)
+        return max(self.rdfa_last, self.dom_last, self.cut_last)
 
     def rdfa_in_head(self) -> bool:
         """All RDFa evidence is on ``<meta>`` or ``<link>`` tags before the first ``<body``/``</head``, and
@@ -106,10 +107,10 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
     ``class_tokens``/``rel_tokens``: lower-case ASCII tokens looked for in ``class`` values and in the
     ``rel`` values of ``<a>`` tags (XFN)."""
     found = (_scan_c or scan_py)(data, class_tokens, rel_tokens)
-    flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd, item_last = found
+    flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd, cut_last = found
     classes = {class_tokens[i].decode() for i in range(len(class_tokens)) if mask >> i & 1} if mask else set()
     for at, attr, _tag, value in odd:  # values written with character references: decide on the text
-        text = html.unescape(value.decode("latin-1")).lower()
+        text = _unescape(value.decode("latin-1")).lower()
         tokens = _split(text)
         if attr == "class":
             if "include" in text:
@@ -122,10 +123,30 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
             flags |= F_XFN
             dom_last = max(dom_last, at)
     return Evidence(flags, frozenset(classes) if classes else _NO_CLASSES, rdfa_last, dom_last, head_end, base_at,
-                    counts, tags, item_last)
+                    counts, tags, cut_last)
 
 
 _NO_CLASSES: frozenset = frozenset()
+_NUMERIC_REF = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));?")
+
+
+def _unescape(text: str) -> str:
+    """``html.unescape``, except that a numeric reference it drops (to a control character such as ``&#11;``,
+    or a non-character) gives its character, as libxml2 keeps it: ``x&#11;vcard`` is two class tokens to the
+    microformat extractors (``str.split``), not ``xvcard``."""
+    if "&#" not in text:
+        return html.unescape(text)
+    out, pos = [], 0
+    for m in _NUMERIC_REF.finditer(text):
+        out.append(html.unescape(text[pos:m.start()]))
+        char = html.unescape(m.group())
+        if not char:
+            code = int(m.group(1), 16) if m.group(1) else int(m.group(2))
+            char = chr(code)
+        out.append(char)
+        pos = m.end()
+    out.append(html.unescape(text[pos:]))
+    return "".join(out)
 
 
 def _split(text: str) -> set[str]:
@@ -140,10 +161,6 @@ _SEPARATORS = re.compile("[^\x00-\x08\x0e-\x1b!-\x7f]+")
 
 # ----------------------------------------------------------------------------------------------------------
 # The same scanner in Python (see _scan.c for the rules and why each is so).
-
-def _is_sp(c: int) -> bool:
-    return c <= 0x20
-
 
 def _is_ws(c: int) -> bool:
     return c in (0x20, 0x09, 0x0A, 0x0D, 0x0C)
@@ -176,7 +193,7 @@ class _PyState:
         self.data = data
         self.flags = 0
         self.mask = 0
-        self.rdfa_last = self.dom_last = self.head_end = self.base_at = self.item_last = -1
+        self.rdfa_last = self.dom_last = self.head_end = self.base_at = self.cut_last = -1
         self.counts = [0, 0, 0, 0]  # @property, @typeof, @rel, @rev
         self.tags = 0
         self.odd: list = []
@@ -218,29 +235,32 @@ class _PyState:
         elif name == b"vocab" and has_eq:
             self.flags |= F_VOCAB
             self._rdfa(at, tag)
-        elif name == b"typeof" and has_eq:
-            self.flags |= F_TYPEOF
-            self.counts[1] += 1
-            self._rdfa(at, tag)
+        elif name == b"typeof":
+            if has_eq:
+                self.flags |= F_TYPEOF
+                self.counts[1] += 1
+                self._rdfa(at, tag)
+            else:
+                self.cut_last = at
         elif name == b"property" and has_eq:
             self.counts[0] += 1
             self._rdfa(at, tag)
         elif name == b"itemscope":
             self.flags |= F_ITEMSCOPE
-            self.dom_last = self.item_last = at
+            self.dom_last = self.cut_last = at
         elif name == b"itemprop":
-            self.item_last = at
+            self.cut_last = at
         elif name == b"itemprop-reverse":
             self.flags |= F_REVERSE
-            self.item_last = at
+            self.cut_last = at
         elif name == b"itemref":
             self.flags |= F_REFS
-            self.item_last = at
+            self.cut_last = at
         elif name == b"headers":
             self.flags |= F_REFS
         elif name == b"http-equiv":
             if b"content-language" in lv or b"&" in v:
-                self.item_last = at
+                self.cut_last = at
 
     def _rdfa(self, at: int, tag: bytes) -> None:
         self.flags |= F_RDFA
@@ -250,30 +270,32 @@ class _PyState:
 
     def start_tag(self, at: int, tag: bytes, p: int, end: int) -> int:
         d = self.data
+        inner = -1  # the first "<" among the attributes: read on as HTML5 does, then as a tag of its own
         while p < end:
             while p < end and (d[p] <= 0x20 or d[p] == 0x2F or d[p] >= 0x80):
                 p += 1
             if p >= end:
-                return p
+                break
             c = d[p]
             if c == 0x3E:  # >
-                return p + 1
-            if c == 0x3C:  # <
-                return p
+                p += 1
+                break
+            if c == 0x3C and inner < 0:  # <
+                inner = p
             name_start = p
             p += 1
             while p < end and not (d[p] <= 0x20 or d[p] in b"/>=<" or d[p] >= 0x80):
                 p += 1
             name = d[name_start:p]
             q = p
-            while q < end and _is_sp(d[q]):
+            while q < end and _is_ws(d[q]):
                 q += 1
             v = b""
             has_eq = False
             if q < end and d[q] == 0x3D:  # =
                 has_eq = True
                 q += 1
-                while q < end and _is_sp(d[q]):
+                while q < end and _is_ws(d[q]):
                     q += 1
                 if q < end and d[q] in b"\"'":
                     close = d.find(d[q:q + 1], q + 1, end)
@@ -298,6 +320,10 @@ class _PyState:
                     p = q
             if 3 <= len(name) <= 16:
                 self.attribute(at, tag, name, has_eq, v)
+        if inner >= 0 and self.depth < 4:
+            self.depth += 1
+            self.scan_range(inner, p)
+            self.depth -= 1
         return p
 
     def scan_range(self, p: int, end: int) -> None:
@@ -328,7 +354,15 @@ class _PyState:
             self.tags += 1
             if self.head_end < 0 and tag.lower() == b"body":
                 self.head_end = lt
-            p = self.start_tag(lt, tag, p, end)
+            html5 = p  # where HTML5 ends the tag's name: at white space, "/" or ">"
+            while html5 < end and not _is_ws(d[html5]) and d[html5] not in b"/>":
+                html5 += 1
+            after = self.start_tag(lt, tag, p, end)
+            if html5 != p and self.depth < 4:
+                self.depth += 1
+                after = min(after, self.start_tag(lt, tag, html5, end))
+                self.depth -= 1
+            p = after
 
 
 def scan_py(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, ...]):
@@ -336,4 +370,4 @@ def scan_py(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[byte
     st = _PyState(bytes(data), class_tokens, rel_tokens)
     st.scan_range(0, len(st.data))
     return (st.flags, st.mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at, tuple(st.counts), st.tags,
-            st.odd, st.item_last)
+            st.odd, st.cut_last)
