@@ -317,15 +317,20 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
         Py_ssize_t taglen = p - tag;
         st->tags++;
         if (st->head_end < 0 && taglen == 4 && eq_ci(tag, 4, "body")) st->head_end = at;
-        /* HTML5 (and libxml2 2.14) runs a tag name up to white space, '/' or '>': where other bytes follow
-           the name's letters ("<p!x='"), the attributes are read from both ends; scanning goes on from the
-           nearer end of the tag. */
+        /* HTML5 (and libxml2 2.14) runs a tag name up to white space, '/' or '>': where the bytes after the
+           name's letters could make the attributes read otherwise ("<p!x='": '=', '<', a quote, a control
+           byte, a byte >= 0x80), they are read from both ends; scanning goes on from the nearer end of the
+           tag. (Other bytes, "<b;" in a script, are one attribute name to the first reading: the same.) */
         const unsigned char *html5 = p;
-        while (html5 < end && !is_ws(*html5) && *html5 != '/' && *html5 != '>') html5++;
+        int odd = 0;
+        while (html5 < end && !is_ws(*html5) && *html5 != '/' && *html5 != '>') {
+            unsigned char c = *html5++;
+            if (c == '=' || c == '<' || c == '"' || c == '\'' || c < 0x20 || c >= 0x80) odd = 1;
+        }
         int err = 0;
         const unsigned char *after = start_tag(st, at, tag, taglen, p, end, &err);
         if (err) return -1;
-        if (html5 != p && st->depth < 4) {
+        if (odd && st->depth < 4) {
             st->depth++;
             const unsigned char *other = start_tag(st, at, tag, taglen, html5, end, &err);
             st->depth--;

@@ -355,10 +355,13 @@ class _PyState:
             if self.head_end < 0 and tag.lower() == b"body":
                 self.head_end = lt
             html5 = p  # where HTML5 ends the tag's name: at white space, "/" or ">"
+            odd = False  # and whether the bytes after the name's letters could change the reading (see _scan.c)
             while html5 < end and not _is_ws(d[html5]) and d[html5] not in b"/>":
+                c = d[html5]
+                odd = odd or c in b"=<\"'" or c < 0x20 or c >= 0x80
                 html5 += 1
             after = self.start_tag(lt, tag, p, end)
-            if html5 != p and self.depth < 4:
+            if odd and self.depth < 4:
                 self.depth += 1
                 after = min(after, self.start_tag(lt, tag, html5, end))
                 self.depth -= 1
