@@ -14,8 +14,10 @@
  *   - a '<' among a tag's attributes is read as HTML5 (libxml2 2.14) reads it, the start of an attribute name
  *     with the tag going on, and also as the start of a tag of its own;
  *   - a tag name ends where its letters, digits and ":_.-" do, and also, as in HTML5, at white space, '/' or
- *     '>': where the two differ ("<p!x=' property=…>") the attributes are read from both ends;
- *   - only HTML5's white space is skipped around '=' (a control byte there starts a name or a value);
+ *     '>': where the two could read the attributes otherwise ("<p!x=' property=…>"), HTML5's reading ends
+ *     the tag and the other is read within the same bytes;
+ *   - only HTML5's white space is skipped around '=' (a control byte there starts a name or a value), and a
+ *     control byte or a byte >= 0x80 before an '=' is a name to which the '=' gives a value;
  *   - bytes >= 0x80 separate attributes (a decoded page may have Unicode white space there) and bound class
  *     and rel tokens, as ASCII white space does;
  *   - attribute and tag names compare ASCII-case-insensitively.
@@ -240,16 +242,21 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
                                       const unsigned char *p, const unsigned char *end, int *err) {
     const unsigned char *inner = NULL;  /* the first '<' among the attributes */
     while (p < end) {
-        while (p < end && (T[*p] & T_SEP)) p++;
+        int junk = 0;  /* a control byte or a byte >= 0x80 passed over: to HTML5, (part of) a name */
+        while (p < end && (T[*p] & T_SEP)) { if (!is_ws(*p) && *p != '/') junk = 1; p++; }
         if (p >= end) break;
         if (*p == '>') { p++; break; }
         if (*p == '<' && !inner) inner = p;
         const unsigned char *name = p;
-        p++;  /* the first character belongs to the name, even '=' */
-        while (p < end && !(T[*p] & T_NAMESTOP)) p++;
-        Py_ssize_t nlen = p - name;
-        const unsigned char *q = p;  /* (HTML5 white space only: a control byte starts a name or a value) */
-        while (q < end && is_ws(*q)) q++;
+        Py_ssize_t nlen = 0;
+        const unsigned char *q = p;
+        if (!(junk && *p == '=')) {  /* (else the '=' gives that name a value, as HTML5 reads it) */
+            p++;  /* the first character belongs to the name, even '=' */
+            while (p < end && !(T[*p] & T_NAMESTOP)) p++;
+            nlen = p - name;
+            q = p;  /* (HTML5 white space only: a control byte starts a name or a value) */
+            while (q < end && is_ws(*q)) q++;
+        }
         const unsigned char *v = p;
         Py_ssize_t vn = 0;
         int has_eq = 0;
@@ -327,15 +334,23 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
             unsigned char c = *html5++;
             if (c == '=' || c == '<' || c == '"' || c == '\'' || c < 0x20 || c >= 0x80) odd = 1;
         }
+        if (html5 != p && !odd) {  /* "<p! = property=…": white space, then '=', which HTML5 reads as a name */
+            const unsigned char *e = html5;
+            while (e < end && is_ws(*e)) e++;
+            odd = e < end && *e == '=';
+        }
+        /* Where they could differ, HTML5's reading ends the tag (what the parser builds: the tags counted are
+           never fewer), and the first one is read again within those bytes: unbounded, it went on past
+           every later '>' in quoted values ('<a"=">"' repeated), reading the rest of the page again from
+           each such tag. */
         int err = 0;
-        const unsigned char *after = start_tag(st, at, tag, taglen, p, end, &err);
+        const unsigned char *after = start_tag(st, at, tag, taglen, odd ? html5 : p, end, &err);
         if (err) return -1;
         if (odd && st->depth < 4) {
             st->depth++;
-            const unsigned char *other = start_tag(st, at, tag, taglen, html5, end, &err);
+            start_tag(st, at, tag, taglen, p, after, &err);
             st->depth--;
             if (err) return -1;
-            if (other < after) after = other;
         }
         p = after;
     }

@@ -272,7 +272,9 @@ class _PyState:
         d = self.data
         inner = -1  # the first "<" among the attributes: read on as HTML5 does, then as a tag of its own
         while p < end:
+            junk = False  # a control byte or a byte >= 0x80 passed over: to HTML5, (part of) a name
             while p < end and (d[p] <= 0x20 or d[p] == 0x2F or d[p] >= 0x80):
+                junk = junk or not (_is_ws(d[p]) or d[p] == 0x2F)
                 p += 1
             if p >= end:
                 break
@@ -282,14 +284,17 @@ class _PyState:
                 break
             if c == 0x3C and inner < 0:  # <
                 inner = p
-            name_start = p
-            p += 1
-            while p < end and not (d[p] <= 0x20 or d[p] in b"/>=<" or d[p] >= 0x80):
-                p += 1
-            name = d[name_start:p]
+            name = b""
             q = p
-            while q < end and _is_ws(d[q]):
-                q += 1
+            if not (junk and c == 0x3D):  # (else the "=" gives that name a value, as HTML5 reads it)
+                name_start = p
+                p += 1
+                while p < end and not (d[p] <= 0x20 or d[p] in b"/>=<" or d[p] >= 0x80):
+                    p += 1
+                name = d[name_start:p]
+                q = p
+                while q < end and _is_ws(d[q]):
+                    q += 1
             v = b""
             has_eq = False
             if q < end and d[q] == 0x3D:  # =
@@ -360,10 +365,16 @@ class _PyState:
                 c = d[html5]
                 odd = odd or c in b"=<\"'" or c < 0x20 or c >= 0x80
                 html5 += 1
-            after = self.start_tag(lt, tag, p, end)
+            if html5 != p and not odd:  # white space, then "=", which HTML5 reads as a name
+                e = html5
+                while e < end and _is_ws(d[e]):
+                    e += 1
+                odd = e < end and d[e] == 0x3D
+            # (HTML5's reading ends the tag; the other is read within the same bytes: see _scan.c)
+            after = self.start_tag(lt, tag, html5 if odd else p, end)
             if odd and self.depth < 4:
                 self.depth += 1
-                after = min(after, self.start_tag(lt, tag, html5, end))
+                self.start_tag(lt, tag, p, after)
                 self.depth -= 1
             p = after
 
