@@ -71,6 +71,9 @@ EDGE_CASES = [
     b"<div =class='vcard'>",
     b"<div/class='vcard'>",
     b"<div class = \"vcard\" >",
+    b"<A class='&amp;vcard'>", b"<A REL='&amp;me' href=x>",  # (odd values name their tag as written)
+    b"<a href=/f < rel=friend>", b"<p!x=' property=dc:d>", b"<p! = property=dc:d>", b"<a \x1e== rel=friend>",
+    b"<a href=/f \xc2\xa0=\"\"rel=friend>", b'<a"=">"<a"=">"<a"=">"', b"<a title=\x0b\"x rel=friend href=/f>",
 ]
 
 

@@ -202,7 +202,7 @@ class _PyState:
         self.depth = 0
 
     def attribute(self, at: int, tag: bytes, name: bytes, has_eq: bool, v: bytes) -> None:
-        name, tag = name.lower(), tag.lower()
+        written, name, tag = tag, name.lower(), tag.lower()  # (odd values name their tag as written, as in C)
         lv = v.lower()
         if name in (b"rel", b"rev"):
             rdfa = (b":" in v or b"&" in v or b"license" in lv or b"describedby" in lv or b"role" in lv)
@@ -211,7 +211,7 @@ class _PyState:
                 self._rdfa(at, tag)
             if tag == b"a" and name == b"rel":
                 if b"&" in v:
-                    self.odd.append((at, "rel", tag, v))
+                    self.odd.append((at, "rel", written, v))
                 elif set(_tokens(lv)) & set(self.rel_tokens):
                     self.flags |= F_XFN
                     self.dom_last = at
@@ -222,7 +222,7 @@ class _PyState:
             if b"include" in lv:
                 self.flags |= F_REFS
             if b"&" in v:
-                self.odd.append((at, "class", tag, v))
+                self.odd.append((at, "class", written, v))
                 return
             toks = set(_tokens(lv))
             m = 0
