@@ -82,7 +82,8 @@ _PIECES = ['<div itemscope itemtype="http://schema.org/Thing">', '<span itemprop
            "<svg><g class='vcard'>", "</g></svg>", "<template>", "</template>", "<select><option>", "</select>",
            "<DIV ItemScope>", "</DIV>", "<div/>", "<br/>", "<img src=/i>", "<script>'<b itemprop=z>'</script>"]
 # Pieces that rule a cut out (references by id, a @vocab): rare, so that most pages get a cut to test.
-_RARE = ["<div itemscope itemref=r>", "<div class=vcard itemref=r>", "<div class=vcard><a class='include' href='#h'></a>",
+_RARE = ["<div itemscope itemref=r>", "<div class=vcard itemref=r>",
+         "<div class=vcard><a class='include' href='#h'></a>",
          "<div class=vevent><table><tr><td headers=h>x</td></tr></table>",
          '<div vocab="http://schema.org/" typeof="Thing">']
 
@@ -97,7 +98,8 @@ def test_body_cut_on_random_markup_gives_the_whole_pages_triples():
         head = "<html><head><title>t</title></head><body>"
         pieces = [rng.choice(_RARE if rng.random() < 0.03 else _PIECES) for _ in range(rng.randint(2, 30))]
         body = (head + "".join(pieces)
-                + _TAIL[:rng.randint(0, len(_TAIL))] + "".join(rng.choice(_PIECES[-30:]) for _ in range(rng.randint(0, 5)))
+                + _TAIL[:rng.randint(0, len(_TAIL))]
+                + "".join(rng.choice(_PIECES[-30:]) for _ in range(rng.randint(0, 5)))
                 + _TAIL).encode()
         outcomes[_check("http://example.com/p", body)] += 1
     assert outcomes["kept"] > 350 and outcomes["dropped"] > 100, outcomes

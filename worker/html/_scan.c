@@ -211,8 +211,8 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
     case 9:
         if (eq_ci(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->cut_last = at; }
         return 0;
-    case 10:  /* microdata's default language: the last <meta http-equiv=content-language> (the value decoded
-                 by Python where it holds a character reference: taken as one here) */
+    case 10:  /* microdata's default language: the last <meta http-equiv=content-language> (a value holding
+                 '&' counts too: a character reference could spell it) */
         if (eq_ci(name, 10, "http-equiv") && (contains_ci(v, vn, "content-language") || memchr(v, '&', vn)))
             st->cut_last = at;
         return 0;
@@ -326,8 +326,8 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
         if (st->head_end < 0 && taglen == 4 && eq_ci(tag, 4, "body")) st->head_end = at;
         /* HTML5 (and libxml2 2.14) runs a tag name up to white space, '/' or '>': where the bytes after the
            name's letters could make the attributes read otherwise ("<p!x='": '=', '<', a quote, a control
-           byte, a byte >= 0x80), they are read from both ends; scanning goes on from the nearer end of the
-           tag. (Other bytes, "<b;" in a script, are one attribute name to the first reading: the same.) */
+           byte, a byte >= 0x80; or white space, then '='), they are read from both ends. (Other bytes, "<b;"
+           in a script, are one attribute name to the first reading: the same.) */
         const unsigned char *html5 = p;
         int odd = 0;
         while (html5 < end && !is_ws(*html5) && *html5 != '/' && *html5 != '>') {

@@ -15,7 +15,8 @@ built (no compiler at install time: extraction is then several times slower); th
 
 Where the evidence lies matters too: ``head_end`` (the first ``<body`` or ``</head``) and the offsets of the
 last RDFa and the last other DOM evidence tell whether parsing the ``<head>`` alone gives the same triples
-(the Open Graph page: see :mod:`..pipeline.pagequads`).
+(the Open Graph page), and where a parse of a page with evidence in its body may stop (``cut_last`` too):
+see :mod:`..pipeline.pagequads`.
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from .native import SCAN
 
 _scan_c = SCAN.module.scan if SCAN.active else None  # else scan_py, the definition it is tested against
 
-F_JSONLD, F_ITEMSCOPE, F_RDFA, F_REVERSE, F_XFN, F_RDFA_BODY, F_VOCAB, F_TYPEOF, F_REFS = 1, 2, 4, 8, 16, 32, 64, 128, 256
+F_JSONLD, F_ITEMSCOPE, F_RDFA, F_REVERSE, F_XFN, F_RDFA_BODY, F_VOCAB, F_TYPEOF = 1, 2, 4, 8, 16, 32, 64, 128
+F_REFS = 256
 _log = logging.getLogger(__name__)
 
 
@@ -87,8 +89,9 @@ class Evidence(NamedTuple):
 
     def last_dom_evidence(self) -> int:
         """The offset of the last tag a DOM extractor reads as evidence: RDFa, microdata (with the
-        content-language pragma, its default language), a microformat root, XFN (-1: none). Elements after the end of the one it starts add no triples unless an element still open
-        there takes them in (see Page.tree)."""
+        content-language pragma, its default language), a microformat root, XFN (-1: none). Elements after
+        the end of the one it starts add no triples unless an element still open there takes them in (see
+        Page.tree)."""
         return max(self.rdfa_last, self.dom_last, self.cut_last)
 
     def rdfa_in_head(self) -> bool:
