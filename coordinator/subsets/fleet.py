@@ -30,7 +30,9 @@ tasks if it has more runs than the fan-in (the last of them sends the plan task 
 tasks; the last range sends the finish task, which publishes the class (``summary.json`` last, as a local
 run does), deletes the class's runs and range files, and, when it is the last class, writes
 ``DEST/summary.json`` and deletes the job's prefix. A next stage is sent before its ``stage/`` marker is
-written: a worker killed in between makes the stage sent twice, which costs a task, never a wrong output.
+written: a worker killed in between makes the stage sent twice, which costs a task, never a wrong output
+(a copy of a class's task that comes once the class is published does nothing, one that comes once the job
+is gone finds no ``job.json`` and does nothing either).
 """
 from __future__ import annotations
 
@@ -219,12 +221,25 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
         kind, stage = task.split("-", 1)
         if kind != doc.get("kind", "subsets"):
             raise TaskError(f"a {task} task for a {doc.get('kind', 'subsets')} job")
+        if stage in ("plan", "compact", "range") and _published(doc, fields["class"], ctx):
+            log.info("%s: %s is published: a late copy, nothing to do", task, fields["class"])
+            return
         {"runs": _runs, "compact": _compact, "plan": _plan, "range": _range, "finish": _finish}[stage](
             store, job, doc, fields, ctx)
     except InputFileError as exc:
         raise TaskError(str(exc)) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _published(doc: dict, cls: str, ctx: Context) -> bool:
+    """Whether this job has published ``cls``. A stage is sent before its ``stage/`` marker is written, so a
+    worker killed in between has it sent again, and that copy can come after the class's finish has removed
+    its files: it must then do nothing (redone, a plan would read files that are gone and fail the task, or
+    write under a job already removed)."""
+    from .dest import open_dest
+
+    return (open_dest(doc["dest"], ctx.scratch).read_summary(cls) or {}).get("fingerprint") == doc["fingerprint"]
 
 
 def _options(doc: dict):
@@ -430,38 +445,51 @@ def _range(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         store.put_bytes(f"stage/{cls}/finish", str(time.time()).encode())
 
 
+def _publish(store, doc: dict, cls: str, dest, ctx: Context) -> None:
+    """Join the class's ranges and publish it, summary last (unless this job has published it already)."""
+    from .merge import RANGES_DIR
+    from .tasks import summary_extra, task_finish
+
+    if (dest.read_summary(cls) or {}).get("fingerprint") == doc["fingerprint"]:
+        return
+    planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
+    count = planned["count"]
+    got = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))
+    opts = _options(doc)
+    build = ctx.scratch / "build"
+    (build / RANGES_DIR).mkdir(parents=True)
+    base = f"classes/{cls}/ranges/"
+    for key in store.list(base):  # each range's files, in their folders (a table range's key runs)
+        target = build / RANGES_DIR / key[len(base):]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        store.download(key, str(target))
+    finish = task_finish
+    if doc.get("kind") == "tables":
+        from ..tables.tasks import task_table_finish as finish
+    finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
+           summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
+                         fleet=True, compacted_to=len(planned["runs"])))
+
+
 def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Join the class's ranges and publish it (summary last); remove its runs and range files; the last
     class also writes DEST/summary.json and removes the job."""
     from .dest import open_dest
-    from .merge import RANGES_DIR
     from .run import write_top
-    from .tasks import summary_extra, task_finish
 
     cls = fields["class"]
     dest = open_dest(doc["dest"], ctx.scratch)
-    if (dest.read_summary(cls) or {}).get("fingerprint") != doc["fingerprint"]:
-        planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
-        count = planned["count"]
-        got = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))
-        opts = _options(doc)
-        build = ctx.scratch / "build"
-        (build / RANGES_DIR).mkdir(parents=True)
-        base = f"classes/{cls}/ranges/"
-        for key in store.list(base):  # each range's files, in their folders (a table range's key runs)
-            target = build / RANGES_DIR / key[len(base):]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            store.download(key, str(target))
-        finish = task_finish
-        if doc.get("kind") == "tables":
-            from ..tables.tasks import task_table_finish as finish
-        finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
-               summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
-                             fleet=True, compacted_to=len(planned["runs"])))
+    try:
+        _publish(store, doc, cls, dest, ctx)
+    except FileNotFoundError:  # the range files went while read: another copy of this task published the
+        if not _published(doc, cls, ctx):  # class meanwhile (two last ranges can each send the finish)
+            raise
     for folder in (f"runs/{cls}/", f"classes/{cls}/"):
         for key in store.list(folder):
             store.delete(key)
-    order = json.loads(store.read_bytes("classes.json"))
+    order = _maybe(store, "classes.json")
+    if order is None:  # the job is being removed by the last class's finish: a late copy
+        return
     if all((dest.read_summary(c) or {}).get("fingerprint") == doc["fingerprint"] for c in order):
         names = sorted(set(order) | set(doc["skip"]))
         if doc.get("kind") == "tables":

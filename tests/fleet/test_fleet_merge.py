@@ -12,6 +12,7 @@ import json
 import re
 import signal
 import subprocess
+import time
 
 import pytest
 from conftest import corpus_path
@@ -99,6 +100,65 @@ def test_three_workers_one_killed_mid_task_make_the_local_merge(fleet, extracted
     again = fleet.cli("subsets", "s3://out/run", "--out", dest, "--queue-url", url, *MERGE)
     assert again.returncode == 0 and "already merged" in again.stderr, again.stderr
     assert fleet.counts(url) == (0, 0)
+
+
+def test_late_copies_of_a_published_class_tasks_do_nothing(fleet, extracted, monkeypatch, tmp_path):
+    """A next stage is sent before its ``stage/`` marker is written, so a worker killed in between has it sent
+    again, and SQS delivers at least once besides: a copy can come after its class's finish removed the class's
+    files, or after the job is gone. It must do nothing. (A plan read the removed ``runs.json`` and failed for
+    good, and a failure recorded after the job was removed left ``errors/`` under DEST.) Here the test is the
+    worker, so that the copies come exactly then: it takes each task off the queue and runs it as ``quadfleet
+    work`` does, and as soon as a class is published it runs again every task of that class it has seen."""
+    from fleet_helpers import fleet_env
+
+    from quadfleet.coordinator.subsets.fleet import handle_task
+    from quadfleet.worker.queue.messages import parse_message
+
+    out_dir, local = extracted
+    for path in sorted(p for p in out_dir.rglob("*") if p.is_file()):
+        fleet.put("out", f"late/{path.relative_to(out_dir).as_posix()}", path)
+    url, _ = fleet.create_queue("late")
+    dest = "s3://out/late-merged"
+    res = fleet.cli("subsets", "s3://out/late", "--out", dest, "--queue-url", url, "--no-wait", *MERGE)
+    assert res.returncode == 0, res.stderr
+    for k, v in fleet_env(fleet.endpoint).items():
+        if k.startswith("AWS_"):
+            monkeypatch.setenv(k, v)
+    (job,) = {k.split("/")[1] for k in fleet.keys(dest) if k.startswith(".merge/")}
+
+    def run(body: str) -> None:
+        item = parse_message(body)
+        handle_task(item.task, item.job, item.fields, str(tmp_path), lambda: False,
+                    lambda b: fleet.sqs.send_message(QueueUrl=url, MessageBody=b))
+
+    def job_keys() -> set[str]:
+        return {k for k in fleet.keys(dest) if k.startswith(".merge/")}
+
+    seen: list[str] = []
+    published: set[str] = set()
+    late = 0
+    deadline = time.monotonic() + 240
+    while "summary.json" not in fleet.keys(dest):
+        assert time.monotonic() < deadline, "the merge did not finish"
+        got = fleet.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1, WaitTimeSeconds=1).get("Messages", [])
+        if not got:
+            continue
+        run(got[0]["Body"])
+        fleet.sqs.delete_message(QueueUrl=url, ReceiptHandle=got[0]["ReceiptHandle"])
+        seen.append(got[0]["Body"])
+        for cls in {k.split("/")[0] for k in fleet.keys(dest) if k.endswith("/summary.json")} - published:
+            published.add(cls)
+            before = job_keys()
+            for body in seen:
+                if json.loads(body).get("class") == cls:
+                    run(body)
+                    late += 1
+            assert not {k for k in job_keys() - before if f"/{cls}/" in k}, f"{cls}: written after its finish"
+    assert late >= 3 * len(published) and len(published) >= 10
+    for body in seen:  # and once the job is gone
+        run(body)
+    assert fleet.datasets(dest) == local_datasets(local)  # nothing of the job under DEST either
+    assert not job_keys() and job
 
 
 def test_task_messages_are_checked_before_any_work():
