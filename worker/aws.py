@@ -26,7 +26,8 @@ import boto3
 import botocore.exceptions
 from botocore.config import Config as BotoConfig
 
-from .errors import AwsError, ConfigError, QuadfleetError, TransientError, io_errors, is_transient
+from .errors import (AwsError, ConfigError, QuadfleetError, TransientError, answer_cut_short, io_errors,
+                     is_transient)
 
 RETRIES = {"mode": "adaptive", "max_attempts": 10}
 TRIES = 4            # tries of one operation (on top of botocore's own retries of what it retries)
@@ -60,7 +61,9 @@ def retried(fn: Callable[[], T], what: str, tries: int = TRIES, first_wait: floa
     for attempt in range(1, tries + 1):
         try:
             return fn()
-        except (TransientError, *io_errors()) as exc:
+        except Exception as exc:
+            if not isinstance(exc, (TransientError, *io_errors())) and not answer_cut_short(exc):
+                raise  # FileNotFoundError for a missing key, bugs
             if isinstance(exc, AwsError):
                 raise
             if not is_transient(exc):

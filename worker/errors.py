@@ -117,7 +117,7 @@ def is_transient(exc: BaseException) -> bool:
     while exc is not None and seen < 10:
         if isinstance(exc, QuadfleetError):
             return isinstance(exc, TransientError)
-        if isinstance(exc, _transient_types()) or _unparsable_answer(exc):
+        if isinstance(exc, _transient_types()) or answer_cut_short(exc):
             return True
         status, code = _answer_of(exc)
         if status is not None:
@@ -131,13 +131,15 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
-def _unparsable_answer(exc: BaseException) -> bool:
-    """An error raised while botocore parsed an answer (a header cut mid-value: "Last-Modified: Mon, 23 N"
-    makes its timestamp parser raise RuntimeError): the answer was cut short, not wrong."""
+def answer_cut_short(exc: BaseException) -> bool:
+    """An error raised while botocore parsed or checked an answer, of a type it does not expect there: a
+    header cut mid-value ("Last-Modified: Mon, 23 N" makes its timestamp parser raise RuntimeError; an
+    ``x-amz-checksum-crc32`` value cut short makes the body's checksum check raise binascii.Error). The answer
+    was cut short, not wrong: a later try may succeed."""
     tb = exc.__traceback__
     while tb is not None:
         name = tb.tb_frame.f_code.co_filename.replace("\\", "/")
-        if name.endswith("botocore/parsers.py"):
+        if name.endswith(("botocore/parsers.py", "botocore/httpchecksum.py")):
             return True
         tb = tb.tb_next
     return False

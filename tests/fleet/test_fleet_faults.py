@@ -395,3 +395,29 @@ def test_an_answer_cut_inside_a_header_value_is_transient():
         botocore.parsers.create_parser("rest-xml").parse(answer, operation.output_shape)
     assert is_transient(caught.value)
     assert not is_transient(RuntimeError("a bug of ours"))
+
+
+def test_an_answer_whose_checksum_header_is_cut_is_tried_again():
+    """Found by the soak: an ``x-amz-checksum-crc32`` header cut mid-value makes botocore's check of the body
+    raise binascii.Error (base64 padding), which was taken for a bug and logged with its traceback. It is an
+    answer cut short: transient, and the S3 call is tried again."""
+    import io
+
+    import botocore.httpchecksum
+    from quadfleet.worker.aws import retried
+    from quadfleet.worker.errors import is_transient
+
+    def answer(expected: str) -> bytes:
+        checksum = botocore.httpchecksum.Crc32Checksum()
+        return botocore.httpchecksum.StreamingChecksumBody(io.BytesIO(b"hello"), 5, checksum, expected).read()
+
+    whole = botocore.httpchecksum.Crc32Checksum()
+    whole.update(b"hello")
+    assert answer(whole.b64digest()) == b"hello"
+    with pytest.raises(ValueError) as caught:
+        answer(whole.b64digest()[:3])  # the header's value cut short
+    assert is_transient(caught.value)
+    cut = [whole.b64digest()[:3]]
+    assert retried(lambda: answer(cut.pop() if cut else whole.b64digest()), "read", first_wait=0.01) == b"hello"
+    with pytest.raises(KeyError):  # a bug of ours still passes through at once
+        retried(lambda: {}["x"], "read", first_wait=0.01)
