@@ -206,6 +206,7 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
     """Run one merge task (``quadfleet work`` calls this for a task message). Raises Interrupted on a stop,
     TaskError (or QuadfleetError) for a failure worth recording, anything else transient or a bug."""
     from ...worker.output.s3 import S3Store
+    from .dest import open_dest
     from .runs import InputFileError
 
     store = S3Store(job, scratch=scratch)
@@ -221,7 +222,8 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
         kind, stage = task.split("-", 1)
         if kind != doc.get("kind", "subsets"):
             raise TaskError(f"a {task} task for a {doc.get('kind', 'subsets')} job")
-        if stage in ("plan", "compact", "range") and _published(doc, fields["class"], ctx):
+        if stage in ("plan", "compact", "range") and _published(open_dest(doc["dest"], ctx.scratch), doc,
+                                                                  fields["class"]):
             log.info("%s: %s is published: a late copy, nothing to do", task, fields["class"])
             return
         {"runs": _runs, "compact": _compact, "plan": _plan, "range": _range, "finish": _finish}[stage](
@@ -232,14 +234,12 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _published(doc: dict, cls: str, ctx: Context) -> bool:
-    """Whether this job has published ``cls``. A stage is sent before its ``stage/`` marker is written, so a
-    worker killed in between has it sent again, and that copy can come after the class's finish has removed
-    its files: it must then do nothing (redone, a plan would read files that are gone and fail the task, or
-    write under a job already removed)."""
-    from .dest import open_dest
-
-    return (open_dest(doc["dest"], ctx.scratch).read_summary(cls) or {}).get("fingerprint") == doc["fingerprint"]
+def _published(dest, doc: dict, cls: str) -> bool:
+    """Whether this job has published ``cls`` in ``dest``. A stage is sent before its ``stage/`` marker is
+    written, so a worker killed in between has it sent again, and that copy can come after the class's finish
+    has removed its files: it must then do nothing (redone, a plan would read files that are gone and fail the
+    task, or write under a job already removed)."""
+    return (dest.read_summary(cls) or {}).get("fingerprint") == doc["fingerprint"]
 
 
 def _options(doc: dict):
@@ -450,7 +450,7 @@ def _publish(store, doc: dict, cls: str, dest, ctx: Context) -> None:
     from .merge import RANGES_DIR
     from .tasks import summary_extra, task_finish
 
-    if (dest.read_summary(cls) or {}).get("fingerprint") == doc["fingerprint"]:
+    if _published(dest, doc, cls):
         return
     planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
     count = planned["count"]
@@ -482,7 +482,7 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     try:
         _publish(store, doc, cls, dest, ctx)
     except FileNotFoundError:  # the range files went while read: another copy of this task published the
-        if not _published(doc, cls, ctx):  # class meanwhile (two last ranges can each send the finish)
+        if not _published(dest, doc, cls):  # class meanwhile (two last ranges can each send the finish)
             raise
     for folder in (f"runs/{cls}/", f"classes/{cls}/"):
         for key in store.list(folder):
@@ -490,7 +490,7 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     order = _maybe(store, "classes.json")
     if order is None:  # the job is being removed by the last class's finish: a late copy
         return
-    if all((dest.read_summary(c) or {}).get("fingerprint") == doc["fingerprint"] for c in order):
+    if all(_published(dest, doc, c) for c in order):
         names = sorted(set(order) | set(doc["skip"]))
         if doc.get("kind") == "tables":
             from ..tables.run import TablesResult, write_top as write_tables_top
