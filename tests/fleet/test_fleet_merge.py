@@ -140,7 +140,8 @@ def test_late_copies_of_a_published_class_tasks_do_nothing(fleet, extracted, mon
     deadline = time.monotonic() + 240
     while "summary.json" not in fleet.keys(dest):
         assert time.monotonic() < deadline, "the merge did not finish"
-        got = fleet.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1, WaitTimeSeconds=1).get("Messages", [])
+        got = fleet.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1, WaitTimeSeconds=1,
+                                        VisibilityTimeout=120).get("Messages", [])  # (held as a worker would)
         if not got:
             continue
         run(got[0]["Body"])
