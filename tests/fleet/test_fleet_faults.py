@@ -421,3 +421,15 @@ def test_an_answer_whose_checksum_header_is_cut_is_tried_again():
     assert retried(lambda: answer(cut.pop() if cut else whole.b64digest()), "read", first_wait=0.01) == b"hello"
     with pytest.raises(KeyError):  # a bug of ours still passes through at once
         retried(lambda: {}["x"], "read", first_wait=0.01)
+    # an input archive read as a stream: the same answer is a transient failure of the input, said in one line
+    from quadfleet.worker.archive.sources import ResumingReader
+    from quadfleet.worker.errors import TransientError
+
+    def open_at(offset: int, expected: str = whole.b64digest()[:3]):
+        body = botocore.httpchecksum.StreamingChecksumBody(io.BytesIO(b"hello"[offset:]), 5 - offset,
+                                                           botocore.httpchecksum.Crc32Checksum(), expected)
+        return body, 5
+
+    assert ResumingReader("s3://b/k", lambda at: open_at(at, whole.b64digest())).read() == b"hello"
+    with pytest.raises(TransientError, match=r"^s3://b/k: the body does not match its checksum$"):
+        ResumingReader("s3://b/k", open_at).read()

@@ -5,7 +5,8 @@ import os
 import time
 from pathlib import Path
 
-from ..errors import ArchiveError, InputError, InputMissing, RangeUnsatisfiable, TransientError, io_errors, is_transient
+from ..errors import (ArchiveError, InputError, InputMissing, RangeUnsatisfiable, TransientError, answer_cut_short,
+                      io_errors, is_transient)
 
 
 def read_small(location: str, limit: int | None = None) -> tuple[bytes, str | None, str]:
@@ -79,12 +80,14 @@ class ResumingReader:
                     raise ConnectionError(f"connection closed at byte {self.pos} of {self.size}")
                 self.pos += len(data)
                 return data
-            except io_errors() as exc:
-                if not is_transient(exc):
+            except Exception as exc:
+                cut = answer_cut_short(exc)  # (its checksum header cut mid-value: the check itself fails)
+                if not (cut or isinstance(exc, io_errors()) and is_transient(exc)):
                     raise
                 import botocore.exceptions
 
-                if isinstance(exc, (botocore.exceptions.FlexibleChecksumError, botocore.exceptions.ChecksumError)):
+                if cut or isinstance(exc, (botocore.exceptions.FlexibleChecksumError,
+                                           botocore.exceptions.ChecksumError)):
                     # said at the end of a whole read, its bytes already handed on: resuming would hide it
                     raise TransientError(f"{self.name}: the body does not match its checksum") from None
                 self.resumes += 1
