@@ -28,6 +28,19 @@ LIMIT = 10_000_000
 ARC_IDS = itertools.count()
 
 
+@pytest.fixture(autouse=True, params=["whole", "streaming"])
+def inflate(request, monkeypatch):
+    """Every test twice: gzip members inflated whole by libdeflate (where the inflate accelerator runs), and by
+    FastWARC's streaming inflate alone (its fallback)."""
+    from quadfleet.worker.html.native import INFLATE, Accelerator, in_use
+
+    if request.param == "whole" and not INFLATE.active:
+        pytest.skip(f"the inflate accelerator does not run ({in_use()['inflate']})")
+    if request.param == "streaming":
+        monkeypatch.setattr(records_fast, "INFLATE", Accelerator("inflate", "", None, "off for this test"))
+    return request.param
+
+
 @pytest.fixture(autouse=True)
 def numbered_arc_ids(monkeypatch):
     """warcio gives ARC records random WARC-Record-IDs: number them instead (from 0 for each reading, see
@@ -81,11 +94,14 @@ def test_corpus_archives_read_alike(set_name):
     assert fast_read > 20, "the fast path was not taken"
 
 
-def test_common_crawl_archives_take_the_fast_path():
+def test_common_crawl_archives_take_the_fast_path(inflate):
     for name in ("resiliparse-CC-MAIN-2020-34-sample.warc.gz", "resiliparse-CC-MAIN-2020-34-sample.warc",
                  "whirlwind.warc.gz", "cdxj-indexer-cc.warc.gz"):
         trace = read(open(corpus_path("warc-commoncrawl", name), "rb"), True)[3]
         assert trace["fast-records"] and not trace["warcio-records"] and not trace["handovers"], (name, trace)
+        # each member inflated whole by libdeflate, or none of them (FastWARC's inflate; uncompressed)
+        whole = trace["fast-records"] if inflate == "whole" and name.endswith(".gz") else 0
+        assert trace["whole-members"] == whole, (name, trace)
 
 
 def test_single_records_read_alike():
@@ -303,6 +319,67 @@ def test_header_oddities_read_alike():
             parts = members(warc(True)) if gz else records_of(warc(False))
             mine = gzip.compress(record, mtime=0) if gz else record
             same(b"".join(parts[:2]) + mine + b"".join(parts[3:]))
+
+
+def with_block(record: bytes, block: bytes) -> bytes:
+    """``record`` (a WARC record, uncompressed) with its block replaced, its Content-Length set to match."""
+    head = record.split(b"\r\n\r\n", 1)[0]
+    old = head.split(b"Content-Length: ")[1].split(b"\r\n")[0]
+    return head.replace(b"Content-Length: " + old, b"Content-Length: %d" % len(block)) + b"\r\n\r\n" + block + b"\r\n\r\n"
+
+
+def header_crc_member(data: bytes, crc: int | None = None) -> bytes:
+    """A gzip member of ``data`` whose header carries a CRC-16 (FHCRC; ``crc``: a wrong one), which Python's
+    gzip never writes."""
+    import struct
+    import zlib
+    header = b"\x1f\x8b\x08\x02\x00\x00\x00\x00\x00\xff"
+    deflater = zlib.compressobj(6, zlib.DEFLATED, -15)
+    raw = deflater.compress(data) + deflater.flush()
+    check = zlib.crc32(header) & 0xFFFF if crc is None else crc
+    return header + struct.pack("<H", check) + raw + struct.pack("<II", zlib.crc32(data), len(data))
+
+
+def test_where_a_member_ends_is_found_past_member_headers_inside_it(inflate, monkeypatch):
+    """A gzip member header (1f 8b 08) inside a member's compressed bytes, after 4 bytes that read as a
+    plausible length, is not taken for its end: libdeflate refuses the member cut there and the next place
+    is tried. Past WHOLE_TRIES such places, FastWARC inflates the member; so it does one inflating to over
+    WHOLE_MAX, or with a header CRC (which libdeflate would not check). The same pages, counts and errors
+    as warcio's every time."""
+    parts = members(warc(True))
+    html = gzip.decompress(parts[2])  # the HTML response
+    decoy = b"\x10\x00\x00\x00\x1f\x8b\x08\x00"  # a "length" of 16, then a member header
+    block = html.split(b"\r\n\r\n", 1)[1].rstrip(b"\r\n")
+
+    def archive(mine: bytes) -> bytes:
+        return b"".join(parts[:2]) + mine + b"".join(parts[3:])
+
+    def whole_taken(data: bytes) -> int:
+        trace = same(data)
+        # (FastWARC's path leaves a member holding a member header to warcio: it cannot tell where it ends)
+        assert trace["fast-records"] + trace["warcio-records"] == len(parts), trace
+        return trace["whole-members"]
+
+    everything = len(parts) if inflate == "whole" else 0
+    for decoys in (1, 2):  # (stored deflate blocks keep the bytes as they are)
+        stored = gzip.compress(with_block(html, block.replace(b"<p>", decoy, decoys)), compresslevel=0, mtime=0)
+        assert stored.count(b"\x1f\x8b\x08") == decoys + 1
+        assert whole_taken(archive(stored)) == everything
+    stored = gzip.compress(with_block(html, block.replace(b"<p>", decoy, 3)), compresslevel=0, mtime=0)
+    assert whole_taken(archive(stored)) == max(everything - 1, 0)  # 3 tries: the 4th place is its end
+    assert whole_taken(archive(header_crc_member(html))) == max(everything - 1, 0)
+    monkeypatch.setattr(records_fast, "WHOLE_MAX", len(html) - 1)
+    big = sum(len(gzip.decompress(p)) > len(html) - 1 for p in parts)
+    taken = whole_taken(archive(parts[2]))  # (a record after one FastWARC read is found, and read, by FastWARC)
+    assert big >= 2 and taken <= max(everything - big, 0) and (taken > 0) == (inflate == "whole")
+
+
+def test_a_member_whose_header_crc_is_wrong_reads_as_warcio_reads_it():
+    parts = members(warc(True))
+    html = gzip.decompress(parts[2])
+    good = header_crc_member(html)
+    bad = header_crc_member(html, (int.from_bytes(good[10:12], "little") + 1) & 0xFFFF)
+    same(b"".join(parts[:2]) + bad + b"".join(parts[3:]))
 
 
 def test_large_records_are_left_to_warcio_and_the_fast_path_resumes(monkeypatch):

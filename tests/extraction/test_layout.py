@@ -13,7 +13,7 @@ ROOTS = {"quadfleet": "quadfleet", "quadfleet.worker": "worker", "quadfleet.coor
          "quadfleet.config": "config", "quadfleet.infra": "infra"}
 # The worker's rooms in the order data flows through them: a room may import only the rooms before it.
 WORKER_ROOMS = ["errors", "aws", "rdf", "html", "archive", "extractors", "config", "output", "pipeline", "queue"]
-NATIVE_MODULES = {"_scan", "_blocks", "_dom"}
+NATIVE_MODULES = {"_scan", "_blocks", "_dom", "_inflate"}
 
 
 def _modules() -> dict[str, Path]:

@@ -16,7 +16,7 @@ from quadfleet.worker.output.compression import decompress, find_nquads
 from quadfleet.worker.output.layout import decode_stats
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
-NAMES = ("scan", "blocks", "dom", "nquads", "fastwarc", "isal")
+NAMES = ("scan", "blocks", "dom", "nquads", "fastwarc", "inflate", "isal")
 OFF = f"fallback (turned off by {native.OFF_ENV})"
 
 
@@ -84,6 +84,29 @@ def test_a_dom_build_that_disagrees_with_the_tree_is_not_used():
         native._dom_agrees(Wrong)
     if native.DOM.active:
         native._dom_agrees(native.DOM.module)  # the real build passes the same check
+
+
+def test_a_libdeflate_that_cannot_be_opened_or_inflates_otherwise_is_not_used():
+    """The inflate accelerator runs only where libdeflate opens and inflates test members as zlib does (whole,
+    to their exact end, refusing one cut short or of another length); else FastWARC's inflate runs, saying why."""
+    class Missing:
+        @staticmethod
+        def open(path):
+            raise OSError(f"cannot open {path}: no such file")
+
+    class Loose:  # takes any member for whole
+        open = staticmethod(lambda path: None)
+
+        @staticmethod
+        def member(data, lo, hi, size):
+            return bytes(size), hi - lo
+
+    with pytest.raises(ValueError, match="no libdeflate"):
+        native._inflate_setup(Missing)
+    with pytest.raises(ValueError, match="does not inflate test members as zlib does"):
+        native._inflate_setup(Loose)
+    if native.INFLATE.active:
+        native._inflate_setup(native.INFLATE.module)  # the real one passes the same check (opened once)
 
 
 def _lines(out: Path) -> dict[str, set[str]]:

@@ -8,12 +8,15 @@ where records are; each record is checked to be what warcio makes of the same by
 
 * Headers are parsed from the record's own bytes by headers.parse_header, warcio's parser transcribed;
   in a gzip WARC the WARC header is inflated here from the start of the record's member.
-* gzip: the record must be its member, alone. A small member is inflated here whole: exact. A larger
-  one: no gzip member header (1f 8b 08) from its start to the next record's, so FastWARC (which reads
-  members back to back) read one member; its trailer's size says it holds the WARC header (ending in a
-  plain blank line, so FastWARC's ends where warcio's does), the block and at most 4 more bytes, which
-  strict FastWARC skipped to reach the next member's WARC header, so blank lines. The last member is
-  inflated again: whole, nothing after it.
+* gzip: the record must be its member, alone. Where the inflate accelerator runs (libdeflate), each member
+  up to ``WHOLE_MAX`` bytes is inflated here whole, in one call that says where it ends (:func:`_whole`):
+  exact, and the next record starts there, so FastWARC is not asked. Otherwise, and for the member after
+  one FastWARC read: a small member is inflated here whole (zlib): exact. A larger one: no gzip member
+  header (1f 8b 08) from its start to the next record's, so FastWARC (which reads members back to back)
+  read one member; its trailer's size says it holds the WARC header (ending in a plain blank line, so
+  FastWARC's ends where warcio's does), the block and at most 4 more bytes, which strict FastWARC skipped to
+  reach the next member's WARC header, so blank lines. The last member is inflated again: whole, nothing
+  after it.
 * Uncompressed WARC: split here (FastWARC would only re-read bytes kept here): after a block, blank lines,
   then a line warcio takes for a record header. A stream ending in a record (cut short) is warcio's.
 * A record is committed (counted, its page yielded with offset and length) once the next one confirms
@@ -39,7 +42,7 @@ from collections import Counter
 
 from fastwarc.warc import ArchiveIterator as FastIterator
 
-from ..html.native import SCAN
+from ..html.native import INFLATE, SCAN
 from .headers import HTTP_WANTED, WARC_WANTED, parse_header
 from .headers import HeaderIncomplete as _More
 from .headers import NotAsWarcio as _NotFast
@@ -51,6 +54,8 @@ MAX_LINE = 4096            # HTTP header lines longer than this are left to warc
 READ = 1 << 16             # source read size when the tap needs more
 KEEP_BEHIND = 1 << 17      # bytes kept behind warcio's read position, to hand the stream back
 HARD_CAP = 2 * MAX_RECORD  # bytes kept for the fast path beyond which warcio takes over
+WHOLE_MAX = 4 << 20        # a gzip member inflating to more is left to FastWARC's streaming inflate (memory)
+WHOLE_TRIES = 3            # places where a member may end tried before leaving it to FastWARC
 # warcio's ArcWarcRecordLoader.WARC_TYPES, HTTP_RECORDS and HTTP_SCHEMES (held equal by the tests), so that
 # an archive FastWARC reads whole never imports warcio
 WARC_TYPES = ("WARC/1.1", "WARC/1.0", "WARC/0.17", "WARC/0.18")
@@ -109,12 +114,21 @@ def _fast_run(tap, pos: int, fmt: str, counts: Counter, limit: int, trace):
     of the first record not committed (warcio's turn)."""
     tap.pos = keep = pos
     tap.release(pos)
-    gz, pending = fmt == "gzip", None
-    records = _guard(trace, lambda: FastIterator(tap, parse_http=False)) if gz else None
-    if records is _FAILED:
-        return keep
+    gz, pending, records = fmt == "gzip", None, None
     while True:
-        rec = _guard(trace, next, records, None) if gz else _next_plain(tap, pending, keep)
+        whole = None
+        if not gz:
+            rec = _next_plain(tap, pending, keep)
+        elif pending is not None and pending.member is None:  # FastWARC read it: it finds the next one
+            rec = _guard(trace, next, records, None)
+        else:  # the next record starts where the last member ended: inflated whole here if it can be
+            rec = keep if pending is None else pending.start + pending.member
+            if tap.at_eof(rec):
+                rec = None
+            elif (whole := _whole(tap, rec, trace)) is None:  # FastWARC reads it, from there
+                tap.pos = rec
+                records = _guard(trace, lambda: FastIterator(tap, parse_http=False))
+                rec = _FAILED if records is _FAILED else _guard(trace, next, records, None)
         if rec is _FAILED or tap.error is not None or tap.capped:
             return keep
         finish, result = False, None  # commit ``pending``, then return ``result``
@@ -125,10 +139,10 @@ def _fast_run(tap, pos: int, fmt: str, counts: Counter, limit: int, trace):
                 return keep
             end, finish = tap.end, True
         else:
-            end = rec.stream_pos if gz else rec
+            end = rec if type(rec) is int else rec.stream_pos
             if end != keep if pending is None else not _ends_at(tap, pending, end, gz):
                 return keep
-            record = _guard(trace, _read_record, tap, rec, end, gz, limit)
+            record = _guard(trace, _read_record, tap, rec, end, gz, limit, whole)
             if record is None or record is _FAILED or tap.error is not None:
                 # warcio reads on from this next record; or from the pending one, unless this one
                 # starts with a WARC header (which _ends_at counts on).
@@ -196,19 +210,22 @@ def _next_plain(tap, pending, keep: int):
         tap.fill(tap.end + READ)
 
 
-def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
-    """Parse and read the record found at ``start`` as warcio would; _NotFast if warcio could read it
-    otherwise (then warcio reads it)."""
+def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[bytes, int] | None) -> _Pending:
+    """Parse and read the record found at ``start`` as warcio would (``whole``: its gzip member, inflated
+    whole, and the member's length); _NotFast if warcio could read it otherwise (then warcio reads it)."""
     size, most, hdr = 1024, 2048, None  # usually enough for the WARC header
     while hdr is None:
-        raw = tap.get(start, start + size)
-        head, member = _inflate(raw, most) if gz else (raw, None)
-        ended = len(raw) < size  # the stream ends in these bytes
+        if whole is not None:
+            head, member = whole
+        else:
+            raw = tap.get(start, start + size)
+            head, member = _inflate(raw, most) if gz else (raw, None)
+            ended = len(raw) < size  # the stream ends in these bytes
         try:
             hdr = parse_header(head, len(head), member is not None or not gz and ended, WARC_WANTED,
                                WARC_TYPES)
         except _More:
-            if ended and not (gz and most) or size >= MAX_RECORD:
+            if whole is not None or ended and not (gz and most) or size >= MAX_RECORD:
                 raise _NotFast from None  # the stream ends inside the header, or it is absurdly long
             size, most = size * 8, 0
         except EOFError:
@@ -234,10 +251,11 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
     # Of the block, only a response's HTTP header and an HTML body are read; requests and revisits get
     # HTTP headers from warcio too, but nothing depends on them (and a whole block cannot fail to parse).
     if rtype == "response" and length and uri.startswith(HTTP_SCHEMES):
-        # The HTTP header from the block bytes at hand; if it runs past them, from FastWARC's block (gzip:
-        # its start must be the same bytes) or the tap (plain); up to 64 KiB.
+        # The HTTP header from the block bytes at hand (of a member inflated whole, its first 8 KiB: the block
+        # is not copied); if it runs past them, from FastWARC's block (gzip: its start must be the same
+        # bytes), the member or the tap (plain); up to 64 KiB.
         fast, at = rec.reader if gz and member is None else None, start + hdr_len
-        data = head[hdr_len:hdr_len + length]
+        data = head[hdr_len:hdr_len + min(length, 8192)]
         while True:
             try:
                 http_headers, http_len = parse_header(data, len(data), len(data) == length, HTTP_WANTED,
@@ -248,6 +266,8 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
                     read, fast = fast.read(min(length, 1 << 16)), None
                     if read[:len(data)] != data:
                         raise _NotFast from None
+                elif alone:
+                    read = head[hdr_len:hdr_len + min(length, 1 << 16)]
                 else:
                     read = b"" if gz else tap.get(at, at + min(length, 1 << 16))
                 if len(read) <= len(data):
@@ -257,6 +277,8 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int) -> _Pending:
             need = min(length, http_len + limit + 1)
             if need <= len(data):
                 body = data[http_len:need]
+            elif alone:  # the member inflated whole
+                body = head[hdr_len + http_len:hdr_len + need]
             elif fast is not None:  # FastWARC's block, untouched so far: its body in one piece
                 if fast.read(http_len) != data[:http_len]:
                     raise _NotFast
@@ -301,6 +323,7 @@ def gzip_member_at_py(data, lo: int, hi: int) -> int:
 
 
 _member_at = SCAN.module.gzip_member_at if SCAN.active else gzip_member_at_py
+_member = INFLATE.module.member if INFLATE.active else None
 
 
 def _last_ok(tap, p: _Pending, gz: bool) -> bool:
@@ -335,6 +358,51 @@ def _switch_back(it):
         return None
     resume = it.offset
     return resume if resume >= it.fh.tap.start else None
+
+
+def _whole(tap, start: int, trace) -> tuple[bytes, int] | None:
+    """The gzip member at ``start`` inflated whole by libdeflate, and its length; None where FastWARC is to read
+    it (libdeflate is not there; the member has a header CRC, which zlib checks and libdeflate skips; it is
+    damaged, inflates to over WHOLE_MAX bytes, or is followed by anything but a member or the stream's end).
+
+    Its end is found before it is inflated: the first gzip member header after it (or the stream's end) whose
+    4 bytes before, the member's length field, give a size up to WHOLE_MAX. libdeflate then checks that the
+    member inflates to exactly that many bytes (CRC-32 and length checked) and says where it ended, which must
+    be there. A header found inside compressed data (about one in 16 MiB) fails that check: the next is
+    tried, up to WHOLE_TRIES."""
+    if not INFLATE.active:
+        return None
+    flags = tap.get(start + 3, start + 4)
+    if flags and flags[0] & 0x02:  # FHCRC
+        return None
+    at, tries = start + 20, 0  # (the shortest member: a 10-byte header, an empty block, the 8-byte trailer)
+    while True:
+        found = _member_at(tap.buf, at - tap.start, len(tap.buf))
+        if found < 0:
+            if not tap.eof:
+                if tap.error is not None or tap.end - start > WHOLE_MAX:
+                    return None
+                at = max(at, tap.end - 2)  # (a header split between two reads)
+                tap.fill(tap.end + READ)
+                continue
+            end = tap.end
+        else:
+            end = tap.start + found
+        if end - start < 20:
+            return None
+        size = int.from_bytes(tap.buf[end - 4 - tap.start:end - tap.start], "little")
+        if size <= WHOLE_MAX:
+            got = _member(tap.buf, start - tap.start, end - tap.start, size)
+            if got is not None:
+                if got[1] != end - start:
+                    return None  # something that is not a member follows it
+                if trace is not None:
+                    trace["whole-members"] += 1
+                return got
+        tries += 1
+        if found < 0 or tries >= WHOLE_TRIES:
+            return None
+        at = end + 1
 
 
 def _format_at(tap, pos: int) -> str | None:

@@ -15,6 +15,10 @@ worker's start-up log report it, and a worker warns (:func:`fallback_warning`) w
 - ``nquads`` (``_nquads.c``): a page's N-Quads lines made from the terms its serializer has already made, the
   common case; it answers None for the rest. Fallback: :meth:`...rdf.nquads.Serializer.line` alone.
 - ``fastwarc`` (the FastWARC package): splitting and inflating WARC records. Fallback: warcio alone.
+- ``inflate`` (``archive/_inflate.c`` with libdeflate, which the ``deflate`` package carries): the gzip member of a
+  record inflated whole, in one call, and its exact end; about a third faster than FastWARC's streaming inflate.
+  Fallback: FastWARC's inflate. libdeflate is opened at run time (nothing is linked at build time), from the
+  ``deflate`` package's extension, else the system's ``libdeflate.so.0``.
 - ``isal`` (the isal package, ISA-L's deflate): gzip compression of the N-Quads files, about four times as fast as
   zlib at the levels it takes (:mod:`...output.compression`). Fallback: zlib. The files differ in their
   compressed bytes only: every reader sees the same lines.
@@ -134,6 +138,30 @@ def _nquads_setup(module: ModuleType) -> None:
         raise ValueError("line never answers")
 
 
+def _inflate_setup(module: ModuleType) -> None:
+    """Open libdeflate for ``module`` (the ``deflate`` package's copy, else the system's), then raise unless it
+    inflates test members whole, says where each ends, and refuses one cut short or of another length."""
+    import gzip
+
+    try:
+        from deflate import _deflate
+        library = _deflate.__file__
+    except ImportError:
+        library = "libdeflate.so.0"
+    try:
+        module.open(library)
+    except OSError as exc:
+        raise ValueError(f"no libdeflate (the deflate package is not installed, and {exc})") from None
+    text = b"<html>" + bytes(range(256)) * 40 + b"</html>"
+    one, two = gzip.compress(text, mtime=0), gzip.compress(b"WARC/1.0\r\n", mtime=0)
+    data = bytearray(b"x" + one + two)
+    if (module.member(data, 1, len(data), len(text)) != (text, len(one))
+            or module.member(data, 1 + len(one), len(data), 10) != (b"WARC/1.0\r\n", len(two))
+            or module.member(data, 1, len(one) - 3, len(text)) is not None
+            or module.member(data, 1, len(data), len(text) - 1) is not None):
+        raise ValueError(f"{library} does not inflate test members as zlib does")
+
+
 def _load(name: str, does: str, module: str, check=None) -> Accelerator:
     if _turned_off(name):
         return Accelerator(name, does, None, f"turned off by {OFF_ENV}")
@@ -154,8 +182,10 @@ BLOCKS = _load("blocks", "a page's JSON-LD script blocks", "._blocks")
 DOM = _load("dom", "the elements of a parsed page that carry given attributes", "._dom", check=_dom_agrees)
 NQUADS = _load("nquads", "N-Quads lines of terms already serialized", "._nquads", check=_nquads_setup)
 FASTWARC = _load("fastwarc", "splitting and inflating WARC records", "fastwarc.warc")
+INFLATE = _load("inflate", "gzip members of a WARC inflated whole (libdeflate)", "..archive._inflate",
+                check=_inflate_setup)
 ISAL = _load("isal", "gzip compression of the N-Quads files", "isal.isal_zlib")
-ACCELERATORS = (SCAN, BLOCKS, DOM, NQUADS, FASTWARC, ISAL)
+ACCELERATORS = (SCAN, BLOCKS, DOM, NQUADS, FASTWARC, INFLATE, ISAL)
 
 
 def _malloc_module() -> tuple[ModuleType | None, str]:
