@@ -145,13 +145,13 @@ def _inflate_setup(module: ModuleType) -> None:
 
     try:
         from deflate import _deflate
-        library = _deflate.__file__
+        library, missing = _deflate.__file__, ""
     except ImportError:
-        library = "libdeflate.so.0"
+        library, missing = "libdeflate.so.0", "the deflate package is not installed, and "
     try:
         module.open(library)
     except OSError as exc:
-        raise ValueError(f"no libdeflate (the deflate package is not installed, and {exc})") from None
+        raise ValueError(f"no libdeflate ({missing}{exc})") from None
     text = b"<html>" + bytes(range(256)) * 40 + b"</html>"
     one, two = gzip.compress(text, mtime=0), gzip.compress(b"WARC/1.0\r\n", mtime=0)
     data = bytearray(b"x" + one + two)
