@@ -115,8 +115,9 @@ class ClassMembership:
         self.plds: dict[str, set[str]] = {}         # class -> PLDs of its pages
 
     def add_page(self, pld: str, results: dict) -> list[str]:
-        """Take one page's extraction results (format id -> FormatResult); the classes it belongs to (in
-        no particular order). The quads counted are those the class's dataset will hold for this page."""
+        """Take one page's extraction results (format id -> FormatResult); the classes it belongs to, sorted
+        (an entity's types come in a set, whose order changes from process to process: sorted, a rerun writes
+        the same page index). The quads counted are those the class's dataset will hold for this page."""
         hits = entity_hits(results, self.cmap)
         if not hits:
             return []
@@ -134,4 +135,4 @@ class ClassMembership:
             st["entities"] += hits.get(cls, 0)
             st["quads"] += quads[cls]
             self.plds[cls].add(pld)
-        return list(quads)
+        return sorted(quads)
