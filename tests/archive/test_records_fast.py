@@ -328,6 +328,24 @@ def with_block(record: bytes, block: bytes) -> bytes:
     return head.replace(b"Content-Length: " + old, b"Content-Length: %d" % len(block)) + b"\r\n\r\n" + block + b"\r\n\r\n"
 
 
+def test_long_http_headers_are_read_on_the_fast_path_up_to_64_kib(inflate):
+    """The HTTP header is parsed from the block's first 8 KiB, then from its first 64 KiB (of the member
+    inflated whole, or of FastWARC's block): a 12 KiB header is read on the fast path with the page after it
+    whole; a 70 KiB one is left to warcio. The same pages as warcio's either way."""
+    parts = members(warc(True))
+    html = gzip.decompress(parts[2])
+    block = html.split(b"\r\n\r\n", 1)[1].rstrip(b"\r\n")
+    status, rest = block.split(b"\r\n", 1)
+    for lines, fast in ((4, True), (24, False)):  # 3,000-byte lines (under MAX_LINE)
+        long = status + b"\r\n" + b"".join(b"X-Long-%d: %s\r\n" % (i, b"y" * 3000) for i in range(lines)) + rest
+        long = long.replace(b"<p>hello</p>", b"<p>hello</p>" * 2000, 1)  # a body well past the header's 64 KiB
+        data = b"".join(parts[:2]) + gzip.compress(with_block(html, long), mtime=0) + b"".join(parts[3:])
+        trace = same(data)
+        assert (trace["warcio-records"] == 0) == fast, (lines, trace)
+        pages = read(io.BytesIO(data), True)[0]
+        assert [p[1].count(b"<p>hello</p>") for p in pages if b"<p>" in p[1]][0] == 2049  # (49 + 2,000)
+
+
 def header_crc_member(data: bytes, crc: int | None = None) -> bytes:
     """A gzip member of ``data`` whose header carries a CRC-16 (FHCRC; ``crc``: a wrong one), which Python's
     gzip never writes."""
