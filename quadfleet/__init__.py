@@ -1,4 +1,46 @@
 """quadfleet: structured data of web pages (JSON-LD, microdata, RDFa, microformats) from WARC/ARC archives to
-N-Quads, locally or on a spot fleet. ``quadfleet.worker`` is the per-input code, ``quadfleet.coordinator`` what
-runs and gathers inputs, ``quadfleet.cli`` the command line."""
+N-Quads, locally, on Spark, in datatrove or on a spot fleet.
+
+The public API, loaded on first use (the command line and the fleet's workers do not pay for it)::
+
+    import quadfleet
+
+    page = quadfleet.extract(html_bytes, "https://example.com/product/1")
+    page.nquads()        # the N-Quads `quadfleet page` prints
+    page.entities()      # nested dicts in JSON-LD's conventions
+    page.classes         # ("Offer", "Product")
+
+    for page in quadfleet.extract_archive("CC-MAIN-...warc.gz"):
+        ...
+
+``quadfleet.worker`` (the per-input code), ``quadfleet.coordinator`` (what runs and gathers inputs) and
+``quadfleet.cli`` (the command line) are internal.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .api import (FORMATS, ArchiveError, FormatQuads, PageResult, Problem, QuadfleetError, extract,
+                      extract_archive)
+
+__all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "ArchiveError", "QuadfleetError",
+           "FORMATS", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    """The API's names, imported when first asked for (PEP 562): ``import quadfleet`` stays as cheap as the
+    command line's start needs."""
+    if name in __all__:
+        from . import api
+
+        value = getattr(api, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'quadfleet' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

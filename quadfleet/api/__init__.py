@@ -1,0 +1,18 @@
+"""quadfleet's public Python API: :func:`extract` for one page, :func:`extract_archive` for an archive's pages.
+
+Everything here is exported at the top of the package (``quadfleet.extract``) and is the stable interface;
+the rest of the package (``quadfleet.worker``, ``quadfleet.coordinator``) is internal and may change.
+"""
+from __future__ import annotations
+
+from ..worker.errors import ArchiveError, QuadfleetError
+from ..worker.extractors import EXTRACTORS
+from .extract import extract, extract_archive
+from .results import FormatQuads, PageResult, Problem
+
+FORMATS: tuple[str, ...] = tuple(EXTRACTORS)
+"""Every format id, in the default order (Web Data Commons' ids: ``html-embedded-jsonld``, ``html-microdata``,
+``html-rdfa``, then the classic microformats ``html-mf-*``)."""
+
+__all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "ArchiveError", "QuadfleetError",
+           "FORMATS"]

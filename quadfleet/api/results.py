@@ -1,0 +1,127 @@
+"""What :func:`quadfleet.extract` and :func:`quadfleet.extract_archive` give back: plain frozen dataclasses.
+
+Why values and not the worker's own objects: the worker's ``FormatResult`` and ``Page`` change with the
+pipeline (they carry caches, per-subject type maps, parse cut offsets); these hold only what a user reads, and
+stay the same while the internals move.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import entities as _entities
+
+if TYPE_CHECKING:
+    import rdflib
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that went wrong on the page, reported as data (bad markup never raises).
+
+    ``kind``: ``"format-failed"`` (an extractor failed on this page: ``detail`` names the exception, and the
+    format gives nothing), ``"page-over-time-budget"`` (the page's extraction used up its CPU-time budget: the
+    page gives nothing), ``"page-over-element-budget"`` (too many tags for a DOM: only JSON-LD ran),
+    ``"page-url-not-absolute"``, or one of the per-page problems ``quadfleet extract`` counts in its
+    statistics (``"jsonld-invalid-json"``, ``"jsonld-remote-context"``, ``"html-too-deep"``, ...).
+    ``count``: how many times on this page."""
+
+    kind: str
+    format: str | None = None
+    count: int = 1
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class FormatQuads:
+    """One format's output on one page."""
+
+    format: str                      # the Web Data Commons format id, e.g. "html-microdata"
+    lines: tuple[str, ...] = ()      # N-Quads lines, each ending in "\n", in page order, each once
+    typed_entities: int = 0          # subjects with an rdf:type
+    # schema.org (any spelling, as http://schema.org/X) and other class IRIs -> typed entities of that class
+    classes: dict[str, int] = field(default_factory=dict)
+    dropped: int = 0                 # triples left out for a term that could not be made a valid one
+    error: str | None = None         # the exception's class name if the extractor failed on this page
+
+    @property
+    def triples(self) -> int:
+        """Distinct triples (each line is one: the graph is the page's URL)."""
+        return len(self.lines)
+
+    def nquads(self) -> str:
+        return "".join(self.lines)
+
+    def entities(self, *, max_depth: int = _entities.MAX_DEPTH,
+                 max_nodes: int = _entities.MAX_NODES) -> list[dict[str, Any]]:
+        """This format's entities as nested dicts (see :meth:`PageResult.entities`)."""
+        return _entities.entities(self.lines, max_depth, max_nodes)
+
+
+@dataclass(frozen=True)
+class PageResult:
+    """The structured data of one HTML page.
+
+    From :func:`quadfleet.extract`, ``url`` is the URL given and the record fields are None; from
+    :func:`quadfleet.extract_archive`, they say where the record is (to fetch it again with a byte range)."""
+
+    url: str
+    formats: dict[str, FormatQuads] = field(default_factory=dict)  # the formats that ran, in configured order
+    fired: tuple[str, ...] = ()   # the formats whose prefilter test fired (the ones that ran)
+    problems: tuple[Problem, ...] = ()
+    record_id: str | None = None  # the WARC-Record-ID (or ARC's stand-in) of an archive's page
+    offset: int | None = None     # the record's byte offset in the archive (of its gzip member, if compressed)
+    length: int | None = None     # the record's length in bytes, as stored
+    fetch_time: str | None = None  # WARC-Date (ISO 8601) or ARC's 14-digit date, as the record gives it
+    content_type: str | None = None
+
+    def nquads(self) -> str:
+        """The page's N-Quads, every format in configured order: the lines ``quadfleet page`` prints."""
+        return "".join(line for fq in self.formats.values() for line in fq.lines)
+
+    @property
+    def triples(self) -> int:
+        return sum(len(fq.lines) for fq in self.formats.values())
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """The schema.org classes the page's entities carry, by local name as the page wrote them (http/https
+        and www. spellings folded), each once, sorted."""
+        names = {iri[len(_SCHEMA):] for fq in self.formats.values() for iri in fq.classes if iri.startswith(_SCHEMA)}
+        return tuple(sorted(names))
+
+    @property
+    def ok(self) -> bool:
+        """No format failed and no budget cut the page (other problems are counted, not failures)."""
+        return not any(p.kind in _FAILURES for p in self.problems)
+
+    def entities(self, format: str | None = None, *, max_depth: int = _entities.MAX_DEPTH,
+                 max_nodes: int = _entities.MAX_NODES) -> list[dict[str, Any]]:
+        """The page's entities as nested dicts in JSON-LD's conventions, every format (or ``format``'s alone).
+
+        Each is ``{"@id", "@type", property: value, ...}``: schema.org properties by local name, others by IRI;
+        literals as strings or ``{"@value", "@language"|"@type"}``; nodes of the page nested (to ``max_depth``
+        levels, ``max_nodes`` per entity; cycles cut to ``{"@id"}``). The top level holds the nodes no other
+        points to, then any the nesting did not reach in full, so no quad is left out. Blank node ids are the
+        ones in the N-Quads. The shape of a row of the table corpus (``quadfleet tables``)."""
+        if format is not None and format not in self.formats:
+            return []
+        chosen = [self.formats[format]] if format is not None else self.formats.values()
+        return [e for fq in chosen for e in fq.entities(max_depth=max_depth, max_nodes=max_nodes)]
+
+    def to_rdflib(self) -> rdflib.Dataset:
+        """The page's quads as an ``rdflib.Dataset`` (one named graph: the page's URL). Needs rdflib
+        (``pip install 'quadfleet[rdf]'``)."""
+        try:
+            import rdflib
+        except ImportError:
+            raise ImportError("PageResult.to_rdflib needs rdflib: pip install 'quadfleet[rdf]'") from None
+        ds = rdflib.Dataset()
+        text = self.nquads()
+        if text:
+            ds.parse(data=text, format="nquads")
+        return ds
+
+
+_SCHEMA = "http://schema.org/"
+_FAILURES = frozenset({"format-failed", "page-over-time-budget", "page-over-element-budget", "page-url-not-absolute"})
