@@ -1,4 +1,4 @@
-"""quadfleet's public Python API: :func:`extract` for one page, :func:`extract_archive` for an archive's pages.
+"""quadfleet's public Python API: ``extract`` for one page, ``extract_archive`` for an archive's pages.
 
 Everything here is exported at the top of the package (``quadfleet.extract``) and is the stable interface;
 the rest of the package (``quadfleet.worker``, ``quadfleet.coordinator``) is internal and may change.

@@ -1,7 +1,7 @@
 """One page's N-Quads lines of one format → its entities as nested dicts, in JSON-LD's conventions.
 
 The shape is the table corpus's row (``coordinator/tables/rows.py``), as Python values instead of JSON text, so
-that what a user reads from :meth:`quadfleet.PageResult.entities` and what the table corpus publishes agree:
+that what a user reads from ``quadfleet.PageResult.entities`` and what the table corpus publishes agree:
 
 - a node: ``{"@id": IRI or "_:label", "@type": [class IRI, ...], property: value, ...}``;
 - a schema.org property (any of its four spellings) under its local name, as the table corpus's columns;

@@ -1,4 +1,4 @@
-"""The two entry points: one page (:func:`extract`), every HTML page of an archive (:func:`extract_archive`).
+"""The two entry points: one page (``extract``), every HTML page of an archive (``extract_archive``).
 
 Both run exactly what ``quadfleet page`` and ``quadfleet extract`` run per page (the prefilter, the extractors
 that fired, the page budgets, the same serializer), with the built-in configuration, so a page's N-Quads here
@@ -10,7 +10,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from typing import IO, Union
+from typing import IO
 
 from ..worker.config import Config
 from ..worker.errors import ArchiveError, QuadfleetError
@@ -20,7 +20,6 @@ from ..worker.rdf.nquads import iri
 from . import options
 from .results import FormatQuads, PageResult, Problem
 
-Source = Union[str, "os.PathLike[str]", IO[bytes]]
 _CHARSET = re.compile(r";\s*charset\s*=[^;]*", re.I)
 _EXTRACTORS: dict[tuple[str, ...], list] = {}  # one list per formats: the prefilter keeps its tokens by the list
 
@@ -33,7 +32,7 @@ def extract(html: bytes | str, url: str, *, formats: str | Iterable[str] | None 
     ``content_type``'s charset, ``<meta charset>``, else sniffed) or ``str`` (already decoded; any charset
     the page declares is then ignored). ``url``: the page's absolute URL, the base of its relative links and
     the graph of its quads. ``formats``: format ids (e.g. ``["html-embedded-jsonld", "html-microdata"]``, or
-    the same comma-separated), default all; see :data:`quadfleet.FORMATS`. ``content_type``: the HTTP
+    the same comma-separated), default all; see ``quadfleet.FORMATS``. ``content_type``: the HTTP
     Content-Type header, if known. ``keep_all_predicates``: keep the predicates Web Data Commons leaves out
     (``rdfa:usesVocabulary``, stylesheet links and the like).
 
@@ -87,13 +86,14 @@ def _result(page: Page, config: Config) -> PageResult:
                                 classes=dict(res.classes), dropped=res.dropped, error=res.error)
                for fmt, res in results.items()}
     problems = [Problem("format-failed", fmt, 1, res.error) for fmt, res in results.items() if res.error]
-    problems += [Problem(kind, None, n) for kind, n in page.events.items() if n]
+    problems += [Problem(kind, "html-embedded-jsonld" if kind.startswith("jsonld-") else None, n)
+                 for kind, n in page.events.items() if n]
     return PageResult(url=page.url, formats=formats, fired=tuple(ex.id for ex in fired), problems=tuple(problems),
                       record_id=page.record_id or None, offset=page.offset, length=page.length,
                       fetch_time=page.fetch_time or None, content_type=page.content_type)
 
 
-def extract_archive(source: Source, *, formats: str | Iterable[str] | None = None,
+def extract_archive(source: str | os.PathLike[str] | IO[bytes], *, formats: str | Iterable[str] | None = None,
                     keep_all_predicates: bool = False) -> Iterator[PageResult]:
     """Extract every HTML page of a WARC or ARC archive (gzipped or not), one result per page, in archive order.
 
@@ -105,7 +105,7 @@ def extract_archive(source: Source, *, formats: str | Iterable[str] | None = Non
 
     The archive is opened when iteration starts. An archive that cannot be opened or read (missing, not a
     WARC/ARC, damaged, cut short inside its last record: raised after its whole records) raises
-    :class:`quadfleet.ArchiveError`, naming the source and the reason; bad pages are results with problems."""
+    ``quadfleet.ArchiveError``, naming the source and the reason; bad pages are results with problems."""
     if isinstance(source, os.PathLike):
         source = os.fspath(source)
     if isinstance(source, bytes) or not (isinstance(source, str) or callable(getattr(source, "read", None))):

@@ -2,7 +2,7 @@
 ``quadfleet extract`` run without ``--config``, with the formats and predicates asked for.
 
 Why cached: a configuration is read from TOML and validated (about a millisecond); a script calls
-:func:`quadfleet.extract` per page, with the same few argument sets.
+``quadfleet.extract`` per page, with the same few argument sets.
 """
 from __future__ import annotations
 

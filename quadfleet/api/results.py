@@ -1,4 +1,4 @@
-"""What :func:`quadfleet.extract` and :func:`quadfleet.extract_archive` give back: plain frozen dataclasses.
+"""What ``quadfleet.extract`` and ``quadfleet.extract_archive`` give back: plain frozen dataclasses.
 
 Why values and not the worker's own objects: the worker's ``FormatResult`` and ``Page`` change with the
 pipeline (they carry caches, per-subject type maps, parse cut offsets); these hold only what a user reads, and
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import entities as _entities
+from .entities import MAX_DEPTH, MAX_NODES
 
 if TYPE_CHECKING:
     import rdflib
@@ -24,7 +25,7 @@ class Problem:
     page gives nothing), ``"page-over-element-budget"`` (too many tags for a DOM: only JSON-LD ran),
     ``"page-url-not-absolute"``, or one of the per-page problems ``quadfleet extract`` counts in its
     statistics (``"jsonld-invalid-json"``, ``"jsonld-remote-context"``, ``"html-too-deep"``, ...).
-    ``count``: how many times on this page."""
+    ``format``: the format it concerns, where it is one's. ``count``: how many times on this page."""
 
     kind: str
     format: str | None = None
@@ -36,13 +37,18 @@ class Problem:
 class FormatQuads:
     """One format's output on one page."""
 
-    format: str                      # the Web Data Commons format id, e.g. "html-microdata"
-    lines: tuple[str, ...] = ()      # N-Quads lines, each ending in "\n", in page order, each once
-    typed_entities: int = 0          # subjects with an rdf:type
-    # schema.org (any spelling, as http://schema.org/X) and other class IRIs -> typed entities of that class
+    format: str
+    """The Web Data Commons format id, e.g. "html-microdata"."""
+    lines: tuple[str, ...] = ()
+    """N-Quads lines, each with its line end, in page order, each once."""
+    typed_entities: int = 0
+    """Subjects with an rdf:type."""
     classes: dict[str, int] = field(default_factory=dict)
-    dropped: int = 0                 # triples left out for a term that could not be made a valid one
-    error: str | None = None         # the exception's class name if the extractor failed on this page
+    """Class IRI -> typed entities of that class (schema.org's in any spelling as ``http://schema.org/X``)."""
+    dropped: int = 0
+    """Triples left out for a term that could not be made a valid one."""
+    error: str | None = None
+    """The exception's class name if the extractor failed on this page."""
 
     @property
     def triples(self) -> int:
@@ -50,11 +56,12 @@ class FormatQuads:
         return len(self.lines)
 
     def nquads(self) -> str:
+        """This format's N-Quads text."""
         return "".join(self.lines)
 
-    def entities(self, *, max_depth: int = _entities.MAX_DEPTH,
-                 max_nodes: int = _entities.MAX_NODES) -> list[dict[str, Any]]:
-        """This format's entities as nested dicts (see :meth:`PageResult.entities`)."""
+    def entities(self, *, max_depth: int = MAX_DEPTH,
+                 max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
+        """This format's entities as nested dicts (see ``PageResult.entities``)."""
         return _entities.entities(self.lines, max_depth, max_nodes)
 
 
@@ -62,18 +69,27 @@ class FormatQuads:
 class PageResult:
     """The structured data of one HTML page.
 
-    From :func:`quadfleet.extract`, ``url`` is the URL given and the record fields are None; from
-    :func:`quadfleet.extract_archive`, they say where the record is (to fetch it again with a byte range)."""
+    From ``quadfleet.extract``, ``url`` is the URL given and the record fields are None; from
+    ``quadfleet.extract_archive``, they say where the record is (to fetch it again with a byte range)."""
 
     url: str
-    formats: dict[str, FormatQuads] = field(default_factory=dict)  # the formats that ran, in configured order
-    fired: tuple[str, ...] = ()   # the formats whose prefilter test fired (the ones that ran)
+    """The page's URL: the base of its relative links and the graph of its quads."""
+    formats: dict[str, FormatQuads] = field(default_factory=dict)
+    """The formats that ran, in configured order."""
+    fired: tuple[str, ...] = ()
+    """The formats whose prefilter test fired (the ones that ran)."""
     problems: tuple[Problem, ...] = ()
-    record_id: str | None = None  # the WARC-Record-ID (or ARC's stand-in) of an archive's page
-    offset: int | None = None     # the record's byte offset in the archive (of its gzip member, if compressed)
-    length: int | None = None     # the record's length in bytes, as stored
-    fetch_time: str | None = None  # WARC-Date (ISO 8601) or ARC's 14-digit date, as the record gives it
+    """What went wrong on the page (see ``Problem``): none on most pages."""
+    record_id: str | None = None
+    """The WARC-Record-ID (or ARC's stand-in) of an archive's page."""
+    offset: int | None = None
+    """The record's byte offset in the archive (of its gzip member, if compressed)."""
+    length: int | None = None
+    """The record's length in bytes, as stored."""
+    fetch_time: str | None = None
+    """WARC-Date (ISO 8601) or ARC's 14-digit date, as the record gives it."""
     content_type: str | None = None
+    """The HTTP Content-Type the page came with, if known."""
 
     def nquads(self) -> str:
         """The page's N-Quads, every format in configured order: the lines ``quadfleet page`` prints."""
@@ -81,6 +97,7 @@ class PageResult:
 
     @property
     def triples(self) -> int:
+        """Distinct triples of every format."""
         return sum(len(fq.lines) for fq in self.formats.values())
 
     @property
@@ -95,8 +112,8 @@ class PageResult:
         """No format failed and no budget cut the page (other problems are counted, not failures)."""
         return not any(p.kind in _FAILURES for p in self.problems)
 
-    def entities(self, format: str | None = None, *, max_depth: int = _entities.MAX_DEPTH,
-                 max_nodes: int = _entities.MAX_NODES) -> list[dict[str, Any]]:
+    def entities(self, format: str | None = None, *, max_depth: int = MAX_DEPTH,
+                 max_nodes: int = MAX_NODES) -> list[dict[str, Any]]:
         """The page's entities as nested dicts in JSON-LD's conventions, every format (or ``format``'s alone).
 
         Each is ``{"@id", "@type", property: value, ...}``: schema.org properties by local name, others by IRI;

@@ -3,4 +3,5 @@ import sys
 
 from .main import main
 
-sys.exit(main())
+if __name__ == "__main__":  # (not on import: the docs' generator imports every module to read its docstrings)
+    sys.exit(main())

@@ -73,7 +73,7 @@ def test_bad_markup_is_data_not_an_exception():
     broken = b'<script type="application/ld+json">{"@type": "Product", "name": </script><p><b><i>'
     result = quadfleet.extract(broken, URL)
     assert result.nquads() == ""
-    assert [(p.kind, p.count) for p in result.problems] == [("jsonld-invalid-json", 1)]
+    assert [(p.kind, p.format, p.count) for p in result.problems] == [("jsonld-invalid-json", "html-embedded-jsonld", 1)]
     assert result.ok  # a block lost is counted; the page itself went through
     huge = b"<html>" + b"x" * (quadfleet.extract.__globals__["options"].config().max_page_bytes + 1)
     big = quadfleet.extract(huge, URL)
@@ -200,3 +200,17 @@ def test_an_archive_is_opened_when_iteration_starts(tmp_path):
     build_sample(tmp_path / "later.warc.gz")
     assert len(list(pages)) == 4
     assert os.path.exists(tmp_path / "later.warc.gz")
+
+
+def test_the_readme_python_example_runs(tmp_path):
+    """The README's "From Python" block, run as a user runs it: from the checkout, after ``quadfleet sample``."""
+    import re
+
+    from conftest import REPO
+
+    block = re.search(r"## From Python\n\n```python\n(.*?)```", (REPO / "README.md").read_text(), re.S).group(1)
+    (tmp_path / "quadfleet").symlink_to(REPO / "quadfleet")
+    build_sample(tmp_path / "sample-out" / "input" / "quadfleet-sample.warc.gz")
+    out = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert "('AggregateRating', 'Brand', 'Offer', 'Product')" in out and "'129.00'" in out
+    assert out.count("https://sample.quadfleet.example/") == 4
