@@ -109,7 +109,7 @@ class PageResult:
 
     @property
     def ok(self) -> bool:
-        """No format failed and no budget cut the page (other problems are counted, not failures)."""
+        """No format failed, no budget or size limit cut the page (other problems are counted, not failures)."""
         return not any(p.kind in _FAILURES for p in self.problems)
 
     def entities(self, format: str | None = None, *, max_depth: int = MAX_DEPTH,
@@ -141,4 +141,5 @@ class PageResult:
 
 
 _SCHEMA = "http://schema.org/"
-_FAILURES = frozenset({"format-failed", "page-over-time-budget", "page-over-element-budget", "page-url-not-absolute"})
+_FAILURES = frozenset({"format-failed", "page-over-time-budget", "page-over-element-budget", "page-too-large",
+                       "page-url-not-absolute"})

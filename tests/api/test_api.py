@@ -78,6 +78,7 @@ def test_bad_markup_is_data_not_an_exception():
     huge = b"<html>" + b"x" * (quadfleet.extract.__globals__["options"].config().max_page_bytes + 1)
     big = quadfleet.extract(huge, URL)
     assert not big.formats and big.problems[0].kind == "page-too-large" and "page size limit" in big.problems[0].detail
+    assert not big.ok
     for hostile in (b"\x00\xff" * 1000, b"<" * 10000, b"<div itemscope>" * 5000, b""):
         assert isinstance(quadfleet.extract(hostile, URL).nquads(), str)
 
