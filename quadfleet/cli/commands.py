@@ -143,6 +143,7 @@ def cmd_extract(args) -> int:
     out = _check_out(args.out)
     _require_s3_credentials([out] if out.startswith("s3://") else [], "--out ")
     check_run(output_store(out), config, allow_mixed)
+    spark = _spark_session(args)  # pyspark and Java found, Spark started: before any input is read
     _require_s3_credentials([loc for loc in [*args.inputs, getattr(args, "listing", None) or "",
                                              *(getattr(args, "index", None) or ())] if loc.startswith("s3://")])
     locations = list(args.inputs)
@@ -162,8 +163,14 @@ def cmd_extract(args) -> int:
     _require_s3_credentials([s.uri for s in specs if s.uri.startswith("s3://")])
     for name, reason in problems:  # each failed input is named once: these now, the others as they fail
         print(f"failed {name}: {reason}", file=sys.stderr)
-    result = run_local(specs, out, config, args.processes, console=lines(stderr=True),
-                       show_progress=not args.quiet, allow_mixed_config=allow_mixed)
+    if spark is not None:
+        from ..coordinator.spark.engine import run_spark
+
+        result = run_spark(specs, out, config, spark, console=lines(stderr=True), show_progress=not args.quiet,
+                           allow_mixed_config=allow_mixed)
+    else:
+        result = run_local(specs, out, config, args.processes, console=lines(stderr=True),
+                           show_progress=not args.quiet, allow_mixed_config=allow_mixed)
     _record_problems(out, [(name, reason) for name, reason in problems if name != "index"])
     screen = lines()
     if result.committed or result.skipped:
@@ -180,6 +187,17 @@ def cmd_extract(args) -> int:
     print(f"{len(result.committed)} committed, {len(result.skipped)} already committed, {failed} failed{where}; "
           f"outputs in {out}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _spark_session(args):
+    """``--engine spark``'s session (None for the local engine); one line, exit 2, without pyspark or Java."""
+    if getattr(args, "engine", "local") != "spark":  # (`sample` has no --engine)
+        if getattr(args, "spark_master", None):
+            raise UsageError("extract: --spark-master goes with --engine spark")
+        return None
+    from ..coordinator.spark.session import spark_session
+
+    return spark_session(args.spark_master)
 
 
 def _record_problems(out: str, problems: list[tuple[str, str]]) -> None:

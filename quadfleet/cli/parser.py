@@ -136,10 +136,11 @@ def _page_command(sub) -> None:
 def _extract_command(sub) -> None:
     e = add_command(sub, "extract", "extract N-Quads from archives on this machine", """Extract the structured
         data of WARC/ARC archives (local files or globs, https:// or s3:// URLs, a path listing, or the records
-        a URL index selects) into --out, a directory or s3://BUCKET/PREFIX, with a pool of processes.
-        Resumable: inputs already committed in --out are skipped.""", [
+        a URL index selects) into --out, a directory or s3://BUCKET/PREFIX, with a pool of processes (or
+        on Spark, --engine spark). Resumable: inputs already committed in --out are skipped.""", [
         "quadfleet extract crawl/*.warc.gz --out out/",
-        "quadfleet extract --listing warc.paths.gz --prefix https://data.commoncrawl.org/ --out out/ --processes 8",
+        "quadfleet extract --listing warc.paths.gz --prefix https://data.commoncrawl.org/ --out s3://my-results/run "
+        "--engine spark",
         "quadfleet extract --cc-index CC-MAIN-2024-22 --url 'example.com/*' --http-status 200 "
         "--prefix https://data.commoncrawl.org/ --out s3://my-results/example --profile crawl"],
         notes="""Exit status: 0 every input committed; 1 some failed (each named once, why in OUT/errors/);
@@ -154,7 +155,14 @@ def _extract_command(sub) -> None:
     e.add_argument("--out", required=True, metavar="DIR",
                    help="output directory, or s3://BUCKET/PREFIX (the fleet's layout either way)")
     e.add_argument("--processes", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: one per CPU)")
+                   help="worker processes (default: one per CPU; the local engine's)")
+    e.add_argument("--engine", choices=["local", "spark"], default="local",
+                   help="local: a pool of --processes on this machine (default); spark: each input one Spark "
+                        "task, on the session spark-submit gives or a local one (pip install 'quadfleet[spark]' "
+                        "and Java 17+)")
+    e.add_argument("--spark-master", metavar="URL",
+                   help="with --engine spark: the master of the session started (default: spark-submit's "
+                        "--master, else local[*])")
     _add_settings_args(e)
     _add_table_arg(e)
     e.add_argument("--quiet", action="store_true", help="no progress bar")

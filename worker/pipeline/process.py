@@ -68,7 +68,8 @@ def settle_heap() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
 
 
-def _host(url: str) -> str:
+def host_of(url: str) -> str:
+    """A page's host as its statistics, page index and table count it (lower case; "" for none)."""
     try:
         return (urlsplit(url).hostname or "").lower()
     except ValueError:
@@ -99,7 +100,7 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
         for page in pages:
             if stop is not None and stop():
                 raise Interrupted(f"{spec.name}: stopped before the end")
-            host = _host(page.url)
+            host = host_of(page.url)
             pld = pld_of(host)
             fired = prefilter(page, extractors, config.max_elements) if config.prefilter else extractors
             results = {}

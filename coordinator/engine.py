@@ -1,0 +1,177 @@
+"""What every engine of ``quadfleet extract`` shares, so that a local process pool (:mod:`.local`) and Spark
+(:mod:`.spark`) differ only in where :func:`run_one` runs:
+
+- where a run's outputs go (:func:`output_store`) and where its half-written files are (:func:`scratch_base`);
+- one input, start to commit, as a task that never raises (:func:`run_one`);
+- a run's bookkeeping: which inputs are committed already and which are to do, the run manifest made (or the
+  run refused) before any work and taken back if nothing was committed (:func:`begin_run`), what the run
+  says before it starts (:func:`announce`), and each input's result folded into the :class:`RunResult` the
+  command's summary is made of (:func:`fold`).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from ..worker.archive.inputs import InputSpec
+from ..worker.config import Config, config_from_json
+from ..worker.errors import QuadfleetError
+from ..worker.output.layout import SCRATCH_DIR, LocalStore, read_stats
+from ..worker.output.manifest import MANIFEST_KEY
+from ..worker.output.stats import FileStats
+from ..worker.pipeline.process import process_input, record_failure
+from .preflight import MIXED_FLAG, check_run, open_run
+from .screen import plural
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .screen import Plain
+
+
+@dataclass
+class RunResult:
+    committed: list[str] = field(default_factory=list)
+    skipped: list[InputSpec] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (input, reason)
+    stats: FileStats = field(default_factory=FileStats)          # inputs committed by this run
+    stats_before: FileStats = field(default_factory=FileStats)   # inputs committed by earlier runs
+    mixed: list[str] = field(default_factory=list)  # settings the output's run differs in (allowed mix)
+    seconds: float = 0.0
+
+
+def output_store(out: str, scratch: str | Path | None = None):
+    """Where a run's outputs go: a LocalStore for a directory, an S3Store for ``s3://BUCKET/PREFIX``.
+    Without ``scratch``, only for reading and for small files (the manifest)."""
+    if out.startswith("s3://"):
+        from ..worker.output.s3 import S3Store
+
+        return S3Store(out, scratch=scratch or tempfile.gettempdir())
+    return LocalStore(out, scratch=scratch)
+
+
+def scratch_base(out: str) -> Path:
+    """Where runs on ``out`` make their scratch directories: beside the outputs (renames stay on one
+    filesystem), or for an S3 output in the temporary folder (one per user)."""
+    if out.startswith("s3://"):
+        return Path(tempfile.gettempdir()) / f"quadfleet-extract-{getattr(os, 'getuid', lambda: 'user')()}"
+    return Path(out) / SCRATCH_DIR
+
+
+def run_one(spec: InputSpec, out: str, scratch: str, config_json: dict,
+            progress: Callable[[int], None] | None = None) -> tuple[str, dict | None, str | None]:
+    """(input id, stats json or None, error reason or None). Never raises: one input never stops others.
+    A failure is recorded in ``errors/<id>.json`` here, where it happened (a Spark executor, a pool process)."""
+    config = config_from_json(config_json)
+    store = output_store(out, scratch)
+    try:
+        stats = process_input(spec, store, config, progress)
+        return spec.id, (stats.to_json() if stats else None), None
+    except QuadfleetError as exc:
+        reason = str(exc)
+    except MemoryError:
+        reason = "out of memory"
+    except Exception as exc:  # a bug must not take the run down with it: record it and go on
+        reason = f"internal error {type(exc).__name__}: {exc}"
+    try:
+        record_failure(spec, store, reason)
+    except (OSError, QuadfleetError):  # e.g. the output itself is failing: the reason is reported anyway
+        pass
+    return spec.id, None, reason
+
+
+@contextmanager
+def begin_run(store, specs: list[InputSpec], config: Config,
+              allow_mixed_config: bool = False) -> Iterator[tuple[RunResult, list[InputSpec]]]:
+    """(the run's RunResult, the inputs to do): those with a ``done/`` marker are ``result.skipped``.
+
+    Refused (RunError) if ``store`` holds a run made with other settings, unless ``allow_mixed_config``
+    (the command checks before reading its inputs; this is the latest point). The manifest is made only by a
+    run with something to do, and taken back when the block ends if the run committed nothing."""
+    result = RunResult()
+    committed = {key.rsplit("/", 1)[-1] for key in store.list("done/")}
+    todo: list[InputSpec] = []
+    for s in specs:
+        (result.skipped if s.id in committed else todo).append(s)
+    held, result.mixed = check_run(store, config, allow_mixed_config)
+    if todo and held is None:
+        _, result.mixed = open_run(store, config, allow_mixed_config)
+    try:
+        yield result, todo
+    finally:
+        if todo and held is None and not result.committed:
+            forget_settings(store)
+
+
+def forget_settings(store) -> None:
+    """A run that made the manifest and committed nothing (every input failed, or it was stopped first)
+    removes it again, unless another run committed meanwhile: the settings are those of the first run that
+    extracts something, and an output without outputs must not refuse the next run's."""
+    try:
+        if not store.list("done/"):
+            store.delete(MANIFEST_KEY)
+    except (OSError, QuadfleetError):
+        pass  # the manifest stays: the next run with other settings is told to use --out or the same settings
+
+
+def announce(result: RunResult, store, out: str, console: Console | Plain) -> None:
+    """Before the work: an allowed mix of settings, and the inputs skipped (their statistics read into
+    ``result.stats_before`` for the summary)."""
+    if result.mixed:
+        console.print(f"{out} holds outputs made with other settings ({'; '.join(result.mixed)}): "
+                      f"adding this run's all the same ({MIXED_FLAG})", markup=False, highlight=False,
+                      soft_wrap=True)
+    for s in result.skipped:
+        try:
+            result.stats_before = result.stats_before + FileStats.from_json(read_stats(store, s.id))
+        except (OSError, ValueError, QuadfleetError):
+            pass  # a marker without readable stats: still committed; the summary just lacks it
+    if result.skipped:
+        console.print(f"skipping {plural(len(result.skipped), 'input')} already committed in {out} "
+                      f"(delete {out}/done/<id> to redo one)", markup=False, highlight=False, soft_wrap=True)
+
+
+def fold(result: RunResult, spec: InputSpec, stats_json: dict | None, reason: str | None,
+         console: Console | Plain) -> None:
+    """One input's outcome into ``result``; a failure is said here, once (the command's last line counts it)."""
+    if reason is not None:
+        result.failed.append((spec.name, reason))
+        console.print(f"failed {spec.name}: {reason}", markup=False, highlight=False, soft_wrap=True)
+    elif stats_json is not None:
+        result.committed.append(spec.id)
+        result.stats = result.stats + FileStats.from_json(stats_json)
+
+
+def progress_bar(console: Console):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("[bold]extract"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("files · {task.fields[pages]} pages · {task.fields[rate]} pages/s"),
+                    TimeElapsedColumn(), console=console)
+
+
+class NoProgress:
+    """The bar's stand-in with --quiet or nothing to do: rich.progress (a few milliseconds of every run's
+    start-up) is then not loaded at all."""
+
+    def __init__(self, console: Console | Plain):
+        self.console = console
+
+    def add_task(self, *args, **fields) -> int:
+        return 0
+
+    def update(self, task: int, **fields) -> None:
+        pass
+
+    def advance(self, task: int) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
