@@ -215,3 +215,11 @@ def test_the_readme_python_example_runs(tmp_path):
     out = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert "('AggregateRating', 'Brand', 'Offer', 'Product')" in out and "'129.00'" in out
     assert out.count("https://sample.quadfleet.example/") == 4
+
+
+def test_the_spark_dataframe_has_a_public_name_that_loads_no_spark():
+    code = ("import sys; from quadfleet.integrations.spark import quads_dataframe; "
+            "from quadfleet.coordinator.spark import quads_dataframe as q; "
+            "print(quads_dataframe is q, 'pyspark' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.split() == ["True", "False"]
