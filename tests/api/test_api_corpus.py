@@ -10,7 +10,7 @@ import sys
 from collections import defaultdict
 
 import pytest
-from conftest import corpus_pages
+from conftest import corpus_path, corpus_pages
 
 import quadfleet
 from quadfleet.cli.main import main
@@ -26,14 +26,21 @@ def _page_command(capsys, tmp_path, body: bytes, url: str) -> str:
     return capsys.readouterr().out
 
 
+def _pages():
+    """Every page the prefilter is checked on (conftest), and the microformats test suite's pages."""
+    yield from ((p.body, p.url, p.record_id) for p in corpus_pages())
+    for path in sorted(corpus_path("microformats-tests").rglob("*.html")):
+        yield path.read_bytes(), "http://example.com/" + path.name, str(path)
+
+
 def test_extract_prints_what_quadfleet_page_prints_on_every_corpus_page(capsys, tmp_path):
-    pages = list(corpus_pages())
-    assert len(pages) > 700
+    pages = list(_pages())
+    assert len(pages) > 900
     with_data = 0
-    for page in pages:
-        expected = _page_command(capsys, tmp_path, page.body, page.url)
-        got = quadfleet.extract(page.body, page.url).nquads()
-        assert got == expected, page.record_id
+    for body, url, name in pages:
+        expected = _page_command(capsys, tmp_path, body, url)
+        got = quadfleet.extract(body, url).nquads()
+        assert got == expected, name
         with_data += bool(got)
     assert with_data > 400  # the corpus is rich in structured data: most pages give quads
 
@@ -91,3 +98,28 @@ def test_extract_archive_yields_one_result_per_html_page_the_statistics_count(su
         with open(path, "rb") as fh:  # an open file as the source: the same pages
             results = list(quadfleet.extract_archive(fh))
         assert len(results) == stats["html_pages"], path.name
+
+
+def test_extract_archive_equals_quadfleet_extract_on_pywb_sample_archives(tmp_path):
+    """pywb's sample archives (ARC, WARC, revisits, a bad ARC, a file that is no archive), through the command and
+    the API: the same line sets where the command commits, an ArchiveError naming the file where it fails."""
+    inputs = sorted(p for p in corpus_path("pywb-sample-archive", "warcs").iterdir() if p.is_file())
+    out = tmp_path / "out"
+    main(["extract", *map(str, inputs), "--out", str(out), "--processes", "1", "--quiet"])
+    committed = pages = 0
+    for path in inputs:
+        input_id = spec(str(path)).id
+        if not (out / done_key(input_id)).exists():
+            with pytest.raises(quadfleet.ArchiveError, match=f"^{path}: "):
+                for _ in quadfleet.extract_archive(path):
+                    pass
+            continue
+        committed += 1
+        lines: dict[str, set[str]] = defaultdict(set)
+        for page in quadfleet.extract_archive(path):
+            pages += 1
+            for fmt, fq in page.formats.items():
+                lines[fmt].update(fq.lines)
+        for fmt in quadfleet.FORMATS:
+            assert lines.get(fmt, set()) == _data_lines(out, input_id, fmt), (path.name, fmt)
+    assert committed >= 10 and pages > 10
