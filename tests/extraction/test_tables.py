@@ -2,7 +2,7 @@
 
 DuckDB reads ``tables/*.parquet`` as it is and gives the same triple, page and PLD counts per format as the
 N-Quads; every row is a quad of the N-Quads (rdflib's parse, literals not normalised) with its page's
-record from the page index; the README's three DuckDB queries run on the tables and agree with the same
+record from the page index; the three DuckDB queries of docs/outputs.md run on the tables and agree with the same
 questions answered from the N-Quads here. A zstd run reads back through ``quadfleet stats`` to the same
 N-Quads as the gzip run.
 """
@@ -32,7 +32,8 @@ duckdb = pytest.importorskip("duckdb")
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 SCHEMA = re.compile(r"https?://(?:www\.)?schema\.org/")
-README_SECTION = "### Analytics-ready tables"
+DOCS_PAGE = REPO / "docs" / "outputs.md"
+DOCS_SECTION = "## Query the output in DuckDB"
 
 
 def one_spelling(iri: str) -> str:
@@ -141,17 +142,16 @@ def test_rows_are_the_quads_with_their_records(subsets_run, nquads):
             records[(row["archive"], row["page_url"])]
 
 
-# -- the README's queries ------------------------------------------------------------------------------------
+# -- the documentation's queries -----------------------------------------------------------------------------
 
-def readme_queries() -> list[str]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index(README_SECTION)
-    end = text.find("\n## ", start)
+def docs_queries() -> list[str]:
+    """The DuckDB queries of docs/outputs.md's section on DuckDB, as the page shows them."""
+    text = DOCS_PAGE.read_text(encoding="utf-8")
+    start = text.index(DOCS_SECTION)
+    end = text.find("\n## ", start + len(DOCS_SECTION))
     section = text[start:end if end > 0 else None]
-    section = section[:section.find("\n### ", len(README_SECTION))] if "\n### " in section[len(README_SECTION):] \
-        else section
     queries = re.findall(r"```sql\n(.*?)```", section, re.S)
-    assert len(queries) == 3, "the README shows three DuckDB queries"
+    assert len(queries) == 3, f"{DOCS_PAGE.name} shows three DuckDB queries"
     return queries
 
 
@@ -167,9 +167,9 @@ def typed(nquads, class_name: str) -> set[tuple[str, str, str]]:
             if p == RDF_TYPE and kind == "iri" and one_spelling(o) == "http://schema.org/" + class_name}
 
 
-def test_readme_query_top_classes_by_sites(subsets_run, nquads):
+def test_docs_query_top_classes_by_sites(subsets_run, nquads):
     _, out = subsets_run
-    got = run_query(readme_queries()[0], out)
+    got = run_query(docs_queries()[0], out)
     sites, pages = defaultdict(set), defaultdict(set)
     for s, p, o, kind, _, _, page, fmt in nquads:
         if p == RDF_TYPE and kind == "iri":
@@ -180,7 +180,7 @@ def test_readme_query_top_classes_by_sites(subsets_run, nquads):
     assert not [c for c, *_ in got if c.startswith("https://schema.org/")]
 
 
-def test_readme_query_products_with_price_and_currency_of_one_site(subsets_run, nquads):
+def test_docs_query_products_with_price_and_currency_of_one_site(subsets_run, nquads):
     _, out = subsets_run
     by_subject = defaultdict(list)
     for s, p, o, kind, _, _, page, fmt in nquads:
@@ -197,10 +197,10 @@ def test_readme_query_products_with_price_and_currency_of_one_site(subsets_run, 
                     want[host_pld(page)] |= {(page, s, price, c) for c in currencies}
     assert want, "the corpus has products with a price"
     for site, rows in want.items():
-        assert {tuple(r) for r in run_query(readme_queries()[1], out, site)} == rows, site
+        assert {tuple(r) for r in run_query(docs_queries()[1], out, site)} == rows, site
 
 
-def test_readme_query_properties_of_a_class(subsets_run, nquads):
+def test_docs_query_properties_of_a_class(subsets_run, nquads):
     _, out = subsets_run
     products = typed(nquads, "Product")
     entities, sites = defaultdict(set), defaultdict(set)
@@ -209,7 +209,7 @@ def test_readme_query_properties_of_a_class(subsets_run, nquads):
             entities[one_spelling(p)].add((page, fmt, s))
             sites[one_spelling(p)].add(host_pld(page))
     want = {(p, len(entities[p]), len(sites[p])) for p in entities}
-    got = run_query(readme_queries()[2], out)
+    got = run_query(docs_queries()[2], out)
     assert {tuple(r) for r in got} == want and len(want) > 5
     assert [r[1] for r in got] == sorted((r[1] for r in got), reverse=True)
 

@@ -370,21 +370,25 @@ def test_a_page_crawled_twice_is_one_row_with_the_values_of_both(made, tmp_path)
                 assert new[key]["values"] == old[key]["values"]
 
 
-def _readme_query(start: str) -> str:
-    """The README's DuckDB query that starts with ``start`` (so the README's own text is what runs)."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    for block in re.findall(r"```sql\n(.*?)```", readme, re.S):
+DOCS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "tables.md"
+
+
+def _docs_query(start: str) -> str:
+    """The DuckDB query of docs/tables.md that starts with ``start`` (so the documentation's own text is what
+    runs)."""
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    for block in re.findall(r"```sql\n(.*?)```", page, re.S):
         if block.startswith(start):
             return block
-    raise AssertionError(f"no query starting {start!r} in the README")
+    raise AssertionError(f"no query starting {start!r} in {DOCS_PAGE.name}")
 
 
-def test_the_readmes_three_questions(made, tmp_path):
+def test_the_docs_three_questions(made, tmp_path):
     out, dest = made
-    event = _readme_query("SELECT name, rows, fill").replace("out/tables-merged", str(dest))
+    event = _docs_query("SELECT name, rows, fill").replace("out/tables-merged", str(dest))
     got = duckdb.sql(event).fetchall()
     assert {name for name, _, _ in got} == {"endDate", "location", "name", "startDate"}
-    largest = _readme_query("SELECT host, count(*) AS rows, count(entity_key)").replace("out/tables-merged", str(dest))
+    largest = _docs_query("SELECT host, count(*) AS rows, count(entity_key)").replace("out/tables-merged", str(dest))
     top = duckdb.sql(largest).fetchall()
     assert top[0][0] == "www.luxuriousmagazine.com" and top[0][1] >= top[-1][1] and len(top) == 5
     # a GTIN on two shops, written two ways
@@ -399,7 +403,7 @@ def test_the_readmes_three_questions(made, tmp_path):
         (shops / "done").mkdir(exist_ok=True)
         (shops / "done" / f"in{i}").write_bytes(b"")
     assert main(["tables", str(shops), "--quiet", "--processes", "1"]) == 0
-    gtin = _readme_query("SELECT entity_key, count(DISTINCT pld)").replace("out/tables-merged",
+    gtin = _docs_query("SELECT entity_key, count(DISTINCT pld)").replace("out/tables-merged",
                                                                            str(shops / "tables-merged"))
     assert [(k, n) for k, n, *_ in duckdb.sql(gtin).fetchall()] == [("gtin:04006381333931", 2)]
     doc = json.loads((shops / "tables-merged" / "Product" / "summary.json").read_text())
