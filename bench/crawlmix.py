@@ -431,7 +431,7 @@ def build_repeated(arc: Built, workdir: Path, repeats: int, log: Callable[[str],
 
 def main(argv: list[str] | None = None) -> int:
     """``python bench/crawlmix.py DIR``: write crawl-mix.warc.gz into DIR, alone (the fleet's cost measurement
-    takes it as its crawl-like archive: README, "What a crawl costs")."""
+    takes it as its crawl-like archive: docs/cost.md)."""
     import argparse
     import sys
 

@@ -423,7 +423,7 @@ def test_a_first_run_that_extracts_nothing_does_not_lock_the_settings(tmp_path, 
 
 def test_a_missing_input_is_recorded_in_errors_like_any_failed_input(tmp_path, archive, capsys):
     """Issue 24 defect 4: `extract nope.warc.gz --out o` said `failed nope.warc.gz: no such file` and wrote no
-    errors/<id>.json, which the README promises for every failed input."""
+    errors/<id>.json, which the docs promise for every failed input (docs/extracting.md)."""
     out = tmp_path / "o"
     missing = tmp_path / "nope.warc.gz"
     assert main(["extract", str(missing), str(tmp_path / "none-*.warc.gz"),

@@ -4,7 +4,7 @@ counting proxy, on the corpus archives the committed measurement (coordinator/fl
 model fitted from that file must predict every request this run makes, operation by operation.
 
 When it does not, the code's requests changed since the file was measured: measure again with the command
-in the README's "What a crawl costs" (`quadfleet fleet measure ... --write coordinator/fleet/measured.json`).
+in docs/cost.md (`quadfleet fleet measure ... --write coordinator/fleet/measured.json`).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ pytest.importorskip("moto.server")
 
 # Counts that depend on time, not on the inputs: the model counts them from time (heartbeats, idle polls).
 TIMED = {"ChangeMessageVisibility", "ReceiveMessage (empty)"}
-REMEASURE = "re-run `quadfleet fleet measure` as the README's cost section says, and commit measured.json"
+REMEASURE = "re-run `quadfleet fleet measure` as docs/cost.md says, and commit measured.json"
 
 
 def archive_path(name: str, workdir: Path) -> Path:

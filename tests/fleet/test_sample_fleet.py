@@ -62,7 +62,7 @@ def test_the_fleet_on_one_machine_gives_the_samples_nquads_and_leaves_nothing_ru
         assert list((dest / folder).iterdir()), folder
     assert (dest / "manifest.json").is_file() and (dest / "report" / "index.html").is_file()
     assert not workers_of(endpoint), "a worker is still running"
-    print(f"sample --fleet: {seconds:.1f} s")  # the README's "under two minutes" (shown with -s)
+    print(f"sample --fleet: {seconds:.1f} s")  # docs/fleet.md's "under two minutes" (shown with -s)
 
 
 def test_ctrl_c_stops_everything_it_started(tmp_path):
