@@ -63,7 +63,7 @@ from crawlfloor import HTML_TYPES, PARSER  # noqa: E402
 from crawlmeasure import (EXTRUCT_SYNTAXES, BenchError, Round, byte_compile_quadfleet, normalised, paired,  # noqa: E402
                           pin_one_core, quadfleet_command, ratio, run_child, summarise)
 from crawlmix import CC_SET, REAL_SET, build_archives, load_real_pages, write_start_only  # noqa: E402
-from crawlreport import machine_info  # noqa: E402
+from crawlreport import finish, machine_info, machine_lines  # noqa: E402
 from lxml import etree  # noqa: E402
 from warcio.archiveiterator import ArchiveIterator  # noqa: E402
 
@@ -480,13 +480,8 @@ def print_report(report: dict[str, Any], out=sys.stdout) -> None:
     w = lambda s="": print(s, file=out)  # noqa: E731
     m = report["machine"]
     w(f"quadfleet API benchmark  {report['timestamp']}")
-    w(f"machine: Python {m['python']} ({m['implementation']}), {m['platform']}, cpu_count={m['cpu_count']}"
-      f"{', ' + m['cpu_model'] if m['cpu_model'] else ''}")
-    w("versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
-    g = m["git"]
-    if g:
-        w(f"repo: {g['commit'][:12]}" + (f" + uncommitted changes in {g['uncommitted_files']} tracked file(s)"
-                                         if g["uncommitted_files"] else " (clean)"))
+    for line in machine_lines(m):
+        w(line)
     w(f"one core: {report['pinning']}; one process, one thread, page after page (malloc: {report['malloc']})")
     w(f"rounds: best of {report['repeat']} (median beside it), the contenders taking turns, each round starting "
       "with the next; the clock stops while results are counted and hashed")
@@ -583,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"bench_api: corpus not found: {', '.join(missing)} missing (use --corpus DIR)")
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     if args.library_malloc:
-        from quadfleet.worker.html import native
+        from quadfleet.worker import native
         malloc = native.in_use()["allocator"] + " (--library-malloc: as a library caller gets it)"
     else:
         malloc = system_malloc_in_process()
@@ -621,12 +616,7 @@ def main(argv: list[str] | None = None) -> int:
               "pinning": pinning, "malloc": malloc, "corpus": str(args.corpus), "smoke": args.smoke,
               "repeat": args.repeat, "formats_all": len(quadfleet.FORMATS), "extruct_skipped": extruct_skipped,
               "sets": results, "spark": spark, "warnings": warnings}
-    print_report(report)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1, default=repr) + "\n", encoding="utf-8")
-        print(f"figures written to {args.json}")
-    return 0
+    return finish(report, print_report, args.json, default=repr)
 
 
 if __name__ == "__main__":

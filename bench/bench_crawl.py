@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import collections
 import gc
-import json
 import os
 import shutil
 import sys
@@ -48,23 +47,20 @@ BENCH_DIR = Path(__file__).resolve().parent
 if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a script or loaded by path
     sys.path.insert(0, str(BENCH_DIR))
 
-from crawlbaseline import (DEFAULT_BASELINE_REF, build_baseline, compare, m_whole_baseline,  # noqa: E402
-                           run_baseline_round)
+from crawlbaseline import DEFAULT_BASELINE_REF, build_baseline, m_whole_baseline, run_baseline_round  # noqa: E402
 from crawlmeasure import (BenchError, Round, byte_compile_quadfleet, m_extruct, m_lxml, m_prefilter,  # noqa: E402
                           m_quadfleet, m_read_quadfleet, m_read_warcio, m_whole_extract, m_whole_lxml, multiset_hash,
-                          normalised, paired, pin_one_core, ratio, summarise)
+                          normalised, pin_one_core, summarise)
 # page_features, og_like and the SMOKE_ sizes are re-exported for the tests
 from crawlmix import (CC_SET, REAL_SET, REPEAT_PARAM, SMOKE_MIX_PAGES, SMOKE_REAL_PAGES,  # noqa: E402,F401
                       WARC_NAMES, build_archives, build_repeated, og_like, page_features, strip_repeat,
                       write_start_only)
-from crawlreport import machine_info, print_report  # noqa: E402
+from crawlreport import finish, machine_info, print_report, summarise_archive  # noqa: E402
 
 REPO = BENCH_DIR.parent
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 JSONLD_MICRODATA = ["html-embedded-jsonld", "html-microdata"]
 WHOLE_REPEAT, SMOKE_WHOLE_REPEAT = 10, 2
-IN_PROCESS = ("read-warcio", "read-quadfleet", "lxml", "quadfleet-all", "quadfleet-jsonld-microdata", "prefilter",
-              "extruct", "baseline-commit")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -115,271 +111,200 @@ def whole_digest(lines: dict[str, list[str]]) -> str:
 
 
 def run(args: argparse.Namespace, workdir: Path, log: Callable[[str], None]) -> dict[str, Any]:
-    from quadfleet.worker.config import load_config
+    """Every round of every measurement on every archive, then the report (the JSON's dict)."""
+    bench = CrawlBench(args, workdir, log)
+    for rnd in range(args.rounds):
+        bench.round(rnd)
+    return bench.report()
 
-    config_all = load_config()
-    config_jm = load_config(formats=JSONLD_MICRODATA)
-    which = [args.only] if args.only else ["real-pages", "crawl-mix"]
-    archives = build_archives(args.corpus, workdir, which, args.smoke, config_all, log)
-    warnings: list[str] = []
-    skipped: dict[str, dict[str, str]] = {a.name: {} for a in archives}
-    repeated = {}
-    for arc in archives:
-        try:
-            repeated[arc.name] = build_repeated(arc, workdir, args.whole_repeat, log)
-        except (OSError, ValueError) as exc:
-            skipped[arc.name]["whole-process"] = f"could not write the repeated archive: {exc}"
-            warnings.append(f"{arc.name}: whole-process skipped: {exc}")
-    extruct_ok = not args.no_extruct
-    if extruct_ok:
+
+class CrawlBench:
+    """One run: its archives, what is skipped and why, the baseline commit's build, and each round's figures."""
+
+    def __init__(self, args: argparse.Namespace, workdir: Path, log: Callable[[str], None]):
+        from quadfleet.worker.config import load_config
+
+        self.args, self.workdir, self.log = args, workdir, log
+        self.config_all = load_config()
+        self.config_jm = load_config(formats=JSONLD_MICRODATA)
+        which = [args.only] if args.only else ["real-pages", "crawl-mix"]
+        self.archives = build_archives(args.corpus, workdir, which, args.smoke, self.config_all, log)
+        self.warnings: list[str] = []
+        self.skipped: dict[str, dict[str, str]] = {a.name: {} for a in self.archives}
+        self.repeated = {}
+        for arc in self.archives:
+            try:
+                self.repeated[arc.name] = build_repeated(arc, workdir, args.whole_repeat, log)
+            except (OSError, ValueError) as exc:
+                self.skipped[arc.name]["whole-process"] = f"could not write the repeated archive: {exc}"
+                self.warnings.append(f"{arc.name}: whole-process skipped: {exc}")
+        self.extruct_ok = self._extruct_ok()
+        self.build = self._baseline_build()
+
+        byte_compile_quadfleet()  # (as an installed quadfleet is: see crawlmeasure.byte_compile_quadfleet)
+        self.start_only = write_start_only(workdir / "start-only.warc.gz")
+        self.start_rounds: dict[str, list[Round]] = collections.defaultdict(list)
+        self.rounds: dict[str, dict[str, list[Round]]] = {a.name: collections.defaultdict(list)
+                                                          for a in self.archives}
+        self.current_lines: dict[str, dict[str, list[str]]] = {}
+        self.hashes: dict[str, set] = {a.name: set() for a in self.archives}
+        self.whole_expected: dict[str, str] = {}
+        self.baseline_rounds: dict[str, list[dict]] = {a.name: [] for a in self.archives}
+        self.baseline_off: dict[str, dict] = {}
+        self.scratch = workdir / "scratch"
+
+    def _skip_all(self, key: str, why: str) -> None:
+        for a in self.archives:
+            self.skipped[a.name][key] = why
+
+    def _extruct_ok(self) -> bool:
+        if self.args.no_extruct:
+            self._skip_all("extruct", "--no-extruct" if not self.args.smoke else "--smoke")
+            return False
         try:
             import extruct  # noqa: F401
         except ImportError as exc:
-            extruct_ok = False
-            for a in archives:
-                skipped[a.name]["extruct"] = f"not installed ({exc}): pip install -e '.[bench]'"
-    else:
-        for a in archives:
-            skipped[a.name]["extruct"] = "--no-extruct" if not args.smoke else "--smoke"
-    build = None
-    if args.no_baseline_commit:
-        for a in archives:
-            skipped[a.name]["baseline-commit"] = "--smoke" if args.smoke else "--no-baseline-commit"
-    else:
-        try:
-            build = build_baseline(args.baseline_ref, workdir, log)
-        except BenchError as exc:
-            warnings.append(f"baseline-commit skipped: {exc}")
-            for a in archives:
-                skipped[a.name]["baseline-commit"] = "build failed (see WARNING)"
+            self._skip_all("extruct", f"not installed ({exc}): pip install -e '.[bench]'")
+            return False
+        return True
 
-    byte_compile_quadfleet()  # (as an installed quadfleet is: see crawlmeasure.byte_compile_quadfleet)
-    start_only = write_start_only(workdir / "start-only.warc.gz")
-    start_rounds: dict[str, list[Round]] = collections.defaultdict(list)
-    rounds: dict[str, dict[str, list[Round]]] = {a.name: collections.defaultdict(list) for a in archives}
-    current_lines: dict[str, dict[str, list[str]]] = {}
-    hashes: dict[str, set] = {a.name: set() for a in archives}
-    whole_expected: dict[str, str] = {}
-    baseline_rounds: dict[str, list[dict]] = {a.name: [] for a in archives}
-    baseline_off: dict[str, dict] = {}
-    scratch = workdir / "scratch"
-    for rnd in range(args.rounds):
-        log(f"round {rnd + 1} of {args.rounds} ...")
-        for arc in archives:
-            r = rounds[arc.name]
-            steps: list[tuple[str, Callable[[], Round] | None]] = [
-                ("read-warcio", lambda: m_read_warcio(arc.data)),
-                ("read-quadfleet", lambda: m_read_quadfleet(arc.data, config_all.max_page_bytes)),
-                ("lxml", lambda: m_lxml(arc.data)),
-                ("quadfleet-all", None),
-                ("quadfleet-jsonld-microdata", lambda: m_quadfleet(arc.path, arc.data, config_jm, scratch)[0]),
-                ("prefilter", lambda: m_prefilter(arc.data, config_all)),
-            ]
-            for key, step in steps:
+    def _baseline_build(self):
+        if self.args.no_baseline_commit:
+            self._skip_all("baseline-commit", "--smoke" if self.args.smoke else "--no-baseline-commit")
+            return None
+        try:
+            return build_baseline(self.args.baseline_ref, self.workdir, self.log)
+        except BenchError as exc:
+            self.warnings.append(f"baseline-commit skipped: {exc}")
+            self._skip_all("baseline-commit", "build failed (see WARNING)")
+            return None
+
+    def round(self, rnd: int) -> None:
+        """One round: each archive in process, then as whole processes (extruct in the first round only); the
+        start-up alone; the baseline commit in process, then as a whole process."""
+        self.log(f"round {rnd + 1} of {self.args.rounds} ...")
+        for arc in self.archives:
+            self._in_process(arc)
+            if "whole-process" not in self.skipped[arc.name]:
+                self._whole(arc, rnd)
+            if rnd == 0 and self.extruct_ok:
+                self.log(f"  extruct on {arc.html_pages} pages of {arc.path.name} (one round) ...")
                 gc.collect()
-                if key == "quadfleet-all":
-                    got, lines = m_quadfleet(arc.path, arc.data, config_all, scratch)
-                    hashes[arc.name].add(got.info["lines_hash"])
-                    if arc.name not in current_lines:
-                        current_lines[arc.name] = lines
-                        whole_expected[arc.name] = multiset_hash(normalised(lines, strip_repeat), args.whole_repeat)
-                    del lines
-                else:
-                    got = step()
-                r[key].append(got)
-            if "whole-process" not in skipped[arc.name]:
-                rep = repeated[arc.name]
-                try:
-                    gc.collect()
-                    r["whole-quadfleet"].append(m_whole_extract(rep.path, workdir, f"{arc.name}-{rnd}",
-                                                                digest=whole_digest))
-                    # the same with class subsets off: the outputs the baseline commit wrote (it had none)
-                    r["whole-quadfleet-no-subsets"].append(m_whole_extract(
-                        rep.path, workdir, f"{arc.name}-{rnd}-no-subsets", digest=whole_digest,
-                        extra=("--config", str(no_subsets_config(workdir)))))
-                    r["whole-lxml"].append(m_whole_lxml(rep.path, workdir))
-                except BenchError as exc:
-                    skipped[arc.name]["whole-process"] = str(exc)
-                    warnings.append(f"{arc.name}: whole-process skipped: {exc}")
-            if rnd == 0 and extruct_ok:
-                log(f"  extruct on {arc.html_pages} pages of {arc.path.name} (one round) ...")
-                gc.collect()
-                r["extruct"].append(m_extruct(arc.data))
-        if any("whole-process" not in skipped[a.name] for a in archives):
+                self.rounds[arc.name]["extruct"].append(m_extruct(arc.data))
+        if any("whole-process" not in self.skipped[a.name] for a in self.archives):
             try:  # a process's start and end alone, beside this round's whole processes
                 gc.collect()
-                start_rounds["quadfleet"].append(m_whole_extract(start_only, workdir, f"start-{rnd}"))
-                start_rounds["script"].append(m_whole_lxml(start_only, workdir))
+                self.start_rounds["quadfleet"].append(m_whole_extract(self.start_only, self.workdir, f"start-{rnd}"))
+                self.start_rounds["script"].append(m_whole_lxml(self.start_only, self.workdir))
             except BenchError as exc:
-                warnings.append(f"start-up alone skipped: {exc}")
-        if build is not None:
+                self.warnings.append(f"start-up alone skipped: {exc}")
+        if self.build is not None:
+            self._baseline_in_process(rnd)
+        if self.build is not None:  # in every round, beside this round's own: the pair sees the same machine
+            for arc in self.archives:
+                self._baseline_whole(arc, rnd)
+
+    def _in_process(self, arc) -> None:
+        r, config_all = self.rounds[arc.name], self.config_all
+        steps: list[tuple[str, Callable[[], Round] | None]] = [
+            ("read-warcio", lambda: m_read_warcio(arc.data)),
+            ("read-quadfleet", lambda: m_read_quadfleet(arc.data, config_all.max_page_bytes)),
+            ("lxml", lambda: m_lxml(arc.data)),
+            ("quadfleet-all", None),
+            ("quadfleet-jsonld-microdata", lambda: m_quadfleet(arc.path, arc.data, self.config_jm, self.scratch)[0]),
+            ("prefilter", lambda: m_prefilter(arc.data, config_all)),
+        ]
+        for key, step in steps:
             gc.collect()
-            if rnd == 0:
-                log("  baseline commit: this round, and once more with its prefilter off ...")
-            try:
-                result = run_baseline_round(build, archives, workdir, prefilter_off=rnd == 0)
-            except BenchError as exc:
-                warnings.append(f"baseline-commit skipped: {exc}")
-                for a in archives:
-                    skipped[a.name]["baseline-commit"] = "subprocess failed (see WARNING)"
-                build = None
+            if key == "quadfleet-all":
+                got, lines = m_quadfleet(arc.path, arc.data, config_all, self.scratch)
+                self.hashes[arc.name].add(got.info["lines_hash"])
+                if arc.name not in self.current_lines:
+                    self.current_lines[arc.name] = lines
+                    self.whole_expected[arc.name] = multiset_hash(normalised(lines, strip_repeat),
+                                                                  self.args.whole_repeat)
+                del lines
             else:
-                for name, res in result["archives"].items():
-                    off = res.pop("prefilter_off", None)
-                    if off is not None:
-                        baseline_off[name] = off
-                    baseline_rounds[name].append(res)
-        if build is not None:  # in every round, beside this round's own: the pair sees the same machine
-            for arc in archives:
-                if "whole-process" in skipped[arc.name]:
-                    skipped[arc.name]["whole-baseline"] = "no whole-process archive"
-                    continue
-                if "whole-baseline" in skipped[arc.name]:
-                    continue
-                log(f"  baseline commit's quadfleet extract on {repeated[arc.name].path.name} ...")
-                try:
-                    gc.collect()
-                    rounds[arc.name]["whole-baseline"].append(m_whole_baseline(build, repeated[arc.name].path,
-                                                                               workdir, f"{arc.name}-{rnd}"))
-                except BenchError as exc:
-                    skipped[arc.name]["whole-baseline"] = str(exc)
-                    warnings.append(f"{arc.name}: the baseline commit's quadfleet extract failed: {exc}")
+                got = step()
+            r[key].append(got)
 
-    start_up = {k: summarise(v) for k, v in start_rounds.items() if v}
-    results = {arc.name: summarise_archive(arc, repeated.get(arc.name), rounds[arc.name], hashes[arc.name],
-                                           whole_expected.get(arc.name), build, baseline_rounds[arc.name],
-                                           baseline_off.get(arc.name), current_lines.get(arc.name), skipped[arc.name],
-                                           warnings, start_up)
-               for arc in archives}
-    archives_json = {}
-    for a in archives:
-        archives_json[a.name] = {"file": a.path.name, "html_pages": a.html_pages, "records": a.records,
-                                 "bytes": len(a.data), "composition": a.composition}
-        rep = repeated.get(a.name)
-        if rep is not None:
-            archives_json[a.name]["whole_archive"] = {"file": rep.path.name, "html_pages": rep.html_pages,
-                                                      "bytes": rep.bytes, "repeats": rep.repeats,
-                                                      "cached": rep.cached, "param": REPEAT_PARAM}
-    return {
-        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_info(),
-        "corpus": str(args.corpus), "workdir": str(workdir), "smoke": args.smoke, "rounds": args.rounds,
-        "whole_repeat": args.whole_repeat,
-        "config_hash": config_all.hash, "formats": list(config_all.formats),
-        "archives": archives_json,
-        "start_up": start_up,
-        "results": results,
-        "warnings": warnings,
-    }
+    def _whole(self, arc, rnd: int) -> None:
+        r, rep, workdir = self.rounds[arc.name], self.repeated[arc.name], self.workdir
+        try:
+            gc.collect()
+            r["whole-quadfleet"].append(m_whole_extract(rep.path, workdir, f"{arc.name}-{rnd}", digest=whole_digest))
+            # the same with class subsets off: the outputs the baseline commit wrote (it had none)
+            r["whole-quadfleet-no-subsets"].append(m_whole_extract(
+                rep.path, workdir, f"{arc.name}-{rnd}-no-subsets", digest=whole_digest,
+                extra=("--config", str(no_subsets_config(workdir)))))
+            r["whole-lxml"].append(m_whole_lxml(rep.path, workdir))
+        except BenchError as exc:
+            self.skipped[arc.name]["whole-process"] = str(exc)
+            self.warnings.append(f"{arc.name}: whole-process skipped: {exc}")
 
+    def _baseline_in_process(self, rnd: int) -> None:
+        gc.collect()
+        if rnd == 0:
+            self.log("  baseline commit: this round, and once more with its prefilter off ...")
+        try:
+            result = run_baseline_round(self.build, self.archives, self.workdir, prefilter_off=rnd == 0)
+        except BenchError as exc:
+            self.warnings.append(f"baseline-commit skipped: {exc}")
+            self._skip_all("baseline-commit", "subprocess failed (see WARNING)")
+            self.build = None
+            return
+        for name, res in result["archives"].items():
+            off = res.pop("prefilter_off", None)
+            if off is not None:
+                self.baseline_off[name] = off
+            self.baseline_rounds[name].append(res)
 
-def summarise_archive(arc, rep, rounds: dict[str, list[Round]], hashes: set, whole_expected: str | None, build,
-                      baseline_rounds: list[dict], baseline_off: dict | None, lines: dict | None,
-                      skipped: dict[str, str], warnings: list[str], start_up: dict) -> dict[str, Any]:
-    """One archive's figures, checks, baseline comparison and summary ratios; problems go to ``warnings``."""
-    name = arc.name
-    ms = {k: summarise(v) for k, v in rounds.items() if v}
-    checks: dict[str, Any] = {"same_output_across_rounds": len(hashes) == 1}
-    if not checks["same_output_across_rounds"]:
-        warnings.append(f"{name}: quadfleet-all wrote different N-Quads in different rounds")
-    for key, check, how in (("whole-quadfleet", "whole_process_same_output", "subprocess"),
-                            ("whole-quadfleet-no-subsets", "whole_no_subsets_same_output",
-                             "subprocess, class subsets off")):
-        whole = rounds.get(key)
-        if whole:
-            checks[check] = {w.info["lines_hash"] for w in whole} == {whole_expected}
-            if not checks[check]:
-                warnings.append(f"{name}: quadfleet extract ({how}) on {rep.path.name} wrote other N-Quads than "
-                                f"extract_input on {arc.path.name}, {rep.repeats} times over")
-    for k, m in ms.items():
-        want = arc.html_pages if k in IN_PROCESS else rep.html_pages
-        if m["pages"] != want:
-            warnings.append(f"{name}: {k} saw {m['pages']} pages, the archive holds {want}")
-        if not m["pages_agree_across_rounds"]:
-            warnings.append(f"{name}: {k} saw different page counts in different rounds")
-    q, pf = ms["quadfleet-all"], ms["prefilter"]
-    if pf["passed"] != q["pages_parsed"]:
-        warnings.append(f"{name}: the prefilter alone passed {pf['passed']} pages, extract_input {q['pages_parsed']}")
-    base = None
-    if baseline_rounds and build is not None:
-        ms["baseline-commit"] = summarise([Round(b["pages"], b["seconds"]) for b in baseline_rounds])
-        base = compare(build, baseline_rounds, baseline_off, normalised(lines))
-        if not base["same_output_across_rounds"]:
-            warnings.append(f"{name}: the baseline commit wrote different N-Quads in different rounds")
-        if not base["like_for_like"]:
-            warnings.append(f"{name}: the N-Quads differ from {build.ref}'s, with its prefilter on and off: "
-                            "the baseline-commit ratio is not like for like")
-    rate = {k: m["pages_per_s"] for k, m in ms.items()}
-    wq, wl, wb = ms.get("whole-quadfleet"), ms.get("whole-lxml"), ms.get("whole-baseline")
-    if wb and base and wb["triples"] != base["triples"] * rep.repeats:
-        warnings.append(f"{name}: the baseline commit's quadfleet extract wrote {wb['triples']} lines, not "
-                        f"{rep.repeats} × {base['triples']} (was it the baseline build?)")
-    comp = arc.composition
-    for fmt in ("html-embedded-jsonld", "html-microdata", "html-mf-hcard"):
-        seen = q["pages_with_triples_by_format"].get(fmt, 0)
-        if seen != comp["pages_with"].get(fmt, 0):
-            warnings.append(f"{name}: {fmt} on {seen} pages in the run, {comp['pages_with'].get(fmt, 0)} "
-                            "when the mix was made (copies under other URLs extract differently?)")
-    mib = lambda m: m["peak_rss_kib"] / 1024 if m and m["peak_rss_kib"] else None  # noqa: E731
-    return {
-        "measurements": ms, "skipped": skipped, "checks": checks, "baseline": base,
-        "summary": {
-            "quadfleet_all_over_lxml": ratio(rate.get("quadfleet-all"), rate.get("lxml")),
-            "whole_process_ratio": ratio(wl["seconds"], wq["seconds"]) if wq and wl else None,
-            "whole_process_ratio_without_start": without_start(ms, start_up),
-            "whole_process_pages": wq["pages"] if wq else None,
-            "quadfleet_all_over_baseline_commit": ratio(rate.get("quadfleet-all"), rate.get("baseline-commit")),
-            "quadfleet_all_over_baseline_commit_paired": paired(rounds.get("quadfleet-all"),
-                                                                [Round(b["pages"], b["seconds"])
-                                                                 for b in baseline_rounds]),
-            "whole_over_baseline_commit": ratio(rate.get("whole-quadfleet"), rate.get("whole-baseline")),
-            "whole_over_baseline_commit_paired": paired(rounds.get("whole-quadfleet"), rounds.get("whole-baseline")),
-            "whole_no_subsets_over_baseline_commit_paired": paired(rounds.get("whole-quadfleet-no-subsets"),
-                                                                   rounds.get("whole-baseline")),
-            "baseline_output_identical": None if base is None else base["normalised_equal"],
-            "baseline_like_for_like": None if base is None else base["like_for_like"],
-            "baseline_missed_by_its_prefilter": None if base is None else base["missed_by_its_prefilter"],
-            "quadfleet_all_over_jsonld_microdata": ratio(rate.get("quadfleet-all"),
-                                                         rate.get("quadfleet-jsonld-microdata")),
-            "quadfleet_all_over_extruct": ratio(rate.get("quadfleet-all"), rate.get("extruct")),
-            "prefilter_share": ratio(pf["seconds"], q["seconds"]),
-            "dom_pages": q["pages_dom_parsed"],
-            "dom_share": ratio(q["pages_dom_parsed"], arc.html_pages),
-            "body_evidence_pages": pf["body_evidence"],
-            "body_evidence_share": ratio(pf["body_evidence"], arc.html_pages),
-            "dom_within_body_evidence": q["pages_dom_parsed"] <= pf["body_evidence"],
-            "quadfleet_peak_rss_mib": mib(wq),
-            "crawl_cost": crawl_dollars(wq["pages_per_s"]) if wq else None,
-            "lxml_script_peak_rss_mib": mib(wl),
-            "baseline_peak_rss_mib": mib(wb),
-        },
-        "nquads_lines": q["triples"],
-    }
+    def _baseline_whole(self, arc, rnd: int) -> None:
+        skipped = self.skipped[arc.name]
+        if "whole-process" in skipped:
+            skipped["whole-baseline"] = "no whole-process archive"
+            return
+        if "whole-baseline" in skipped:
+            return
+        path = self.repeated[arc.name].path
+        self.log(f"  baseline commit's quadfleet extract on {path.name} ...")
+        try:
+            gc.collect()
+            self.rounds[arc.name]["whole-baseline"].append(m_whole_baseline(self.build, path, self.workdir,
+                                                                            f"{arc.name}-{rnd}"))
+        except BenchError as exc:
+            skipped["whole-baseline"] = str(exc)
+            self.warnings.append(f"{arc.name}: the baseline commit's quadfleet extract failed: {exc}")
 
-
-def without_start(ms: dict, start_up: dict) -> float | None:
-    """The whole-process ratio with each process's start and end (its run on an archive with no page) taken
-    out of its time: the ratio a crawl's archives, of thousands of pages each, would show."""
-    wq, wl, sq, sl = ms.get("whole-quadfleet"), ms.get("whole-lxml"), start_up.get("quadfleet"), start_up.get("script")
-    if not (wq and wl and sq and sl) or wq["seconds"] <= sq["seconds"]:
-        return None
-    return ratio(wl["seconds"] - sl["seconds"], wq["seconds"] - sq["seconds"])
-
-
-def crawl_dollars(pages_per_s: float) -> dict[str, Any] | None:
-    """$ per 3-billion-page crawl at the whole process's pages/s, through the fleet's cost model: compute at
-    the default spot price, plus the requests and a month of storage of its shipped measurement (`quadfleet
-    fleet measure`); None if that measurement cannot be read."""
-    from quadfleet.coordinator.fleet import cost
-
-    try:
-        measured = cost.load()
-    except cost.MeasurementError:
-        return None
-    c = cost.crawl_cost(measured, pages_per_s)
-    return {"pages_per_s": pages_per_s, "pages": c.crawl.pages, "archives": c.crawl.archives,
-            "vcpu_hour": c.basis.vcpu_hour, "compute": c.compute, "requests": c.requests, "storage": c.storage,
-            "total": c.total, "measured_at": measured.source.get("commit")}
+    def report(self) -> dict[str, Any]:
+        args, config_all = self.args, self.config_all
+        start_up = {k: summarise(v) for k, v in self.start_rounds.items() if v}
+        results = {arc.name: summarise_archive(arc, self.repeated.get(arc.name), self.rounds[arc.name],
+                                               self.hashes[arc.name], self.whole_expected.get(arc.name), self.build,
+                                               self.baseline_rounds[arc.name], self.baseline_off.get(arc.name),
+                                               self.current_lines.get(arc.name), self.skipped[arc.name],
+                                               self.warnings, start_up)
+                   for arc in self.archives}
+        archives_json = {}
+        for a in self.archives:
+            archives_json[a.name] = {"file": a.path.name, "html_pages": a.html_pages, "records": a.records,
+                                     "bytes": len(a.data), "composition": a.composition}
+            rep = self.repeated.get(a.name)
+            if rep is not None:
+                archives_json[a.name]["whole_archive"] = {"file": rep.path.name, "html_pages": rep.html_pages,
+                                                          "bytes": rep.bytes, "repeats": rep.repeats,
+                                                          "cached": rep.cached, "param": REPEAT_PARAM}
+        return {
+            "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "machine": machine_info(),
+            "corpus": str(args.corpus), "workdir": str(self.workdir), "smoke": args.smoke, "rounds": args.rounds,
+            "whole_repeat": args.whole_repeat,
+            "config_hash": config_all.hash, "formats": list(config_all.formats),
+            "archives": archives_json,
+            "start_up": start_up,
+            "results": results,
+            "warnings": self.warnings,
+        }
 
 
 def system_malloc_in_process() -> str:
@@ -391,7 +316,7 @@ def system_malloc_in_process() -> str:
     saved = os.environ.get("QUADFLEET_NO_NATIVE")
     os.environ["QUADFLEET_NO_NATIVE"] = ",".join(w for w in (saved, "malloc") if w)
     try:
-        from quadfleet.worker.html import native
+        from quadfleet.worker import native
     finally:
         if saved is None:
             del os.environ["QUADFLEET_NO_NATIVE"]
@@ -427,12 +352,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(temp, ignore_errors=True)
         elif temp is not None:
             log(f"kept {temp}")
-    print_report(report)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        print(f"figures written to {args.json}")
-    return 0
+    return finish(report, print_report, args.json)
 
 
 if __name__ == "__main__":

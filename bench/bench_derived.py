@@ -40,7 +40,8 @@ def _settle_cpu_clock() -> None:
 def _capture(arc: Path, config, scratch: Path, rounds: int) -> tuple[float, list]:
     """(best extraction CPU seconds, [(page, host, pld, results)] of the pages with triples)."""
     from quadfleet.worker.archive.inputs import spec as input_spec
-    from quadfleet.worker.output.layout import FormatWriters, PageIndex
+    from quadfleet.worker.output.pageindex import PageIndex
+    from quadfleet.worker.output.writers import FormatWriters
     from quadfleet.worker.pipeline import process
 
     class Keep:

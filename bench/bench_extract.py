@@ -38,12 +38,17 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from quadfleet.worker.archive.inputs import spec as input_spec
-from quadfleet.worker.archive.records import iter_pages
-from quadfleet.worker.config import Config, load_config
-from quadfleet.worker.errors import QuadfleetError
-from quadfleet.worker.output.layout import FormatWriters
-from quadfleet.worker.pipeline import process
+BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a script or loaded by path
+    sys.path.insert(0, str(BENCH_DIR))
+
+from crawlreport import cpu_model, finish  # noqa: E402
+from quadfleet.worker.archive.inputs import spec as input_spec  # noqa: E402
+from quadfleet.worker.archive.records import iter_pages  # noqa: E402
+from quadfleet.worker.config import Config, load_config  # noqa: E402
+from quadfleet.worker.errors import QuadfleetError  # noqa: E402
+from quadfleet.worker.output.writers import FormatWriters  # noqa: E402
+from quadfleet.worker.pipeline import process  # noqa: E402
 
 try:  # the baseline's libraries (pip install -e '.[bench]'); main() says so if they are missing
     import extruct
@@ -331,12 +336,6 @@ def measure_baseline(archives: list[Archive], max_page_bytes: int, schema_ctx: d
 
 def machine_info() -> dict[str, Any]:
     """What the figures depend on besides the code, so two reports can be compared honestly."""
-    cpu_model = ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu_model = line.split(":", 1)[1].strip()
-                break
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     versions = {}
     for dist in ("quadfleet", "lxml", "warcio", "extruct", "rdflib", "PyLD"):
@@ -344,7 +343,7 @@ def machine_info() -> dict[str, Any]:
             versions[dist.lower()] = metadata.version(dist)
     return {"python": platform.python_version(), "implementation": platform.python_implementation(),
             "platform": platform.platform(), "cpu_count": os.cpu_count(), "cpus_usable": usable,
-            "cpu_model": cpu_model, "versions": versions}
+            "cpu_model": cpu_model(), "versions": versions}
 
 
 def summarise(rounds: list[RunResult]) -> dict[str, Any]:
@@ -511,12 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         report = run(args, lambda s: print(s, file=sys.stderr))
     finally:
         rdflib_log.setLevel(level)
-    print_report(report)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        print(f"figures written to {args.json}")
-    return 0
+    return finish(report, print_report, args.json)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ import argparse
 import contextlib
 import fnmatch
 import gc
-import json
 import logging
 import os
 import platform
@@ -35,11 +34,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from quadfleet.worker.archive.records import iter_pages
-from quadfleet.worker.config import load_config
-from quadfleet.worker.errors import ArchiveError
-from quadfleet.worker.html.page import Page
-from quadfleet.worker.pipeline.pagequads import prefilter, run_extractor
+BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a script or loaded by path
+    sys.path.insert(0, str(BENCH_DIR))
+
+from crawlreport import cpu_model, finish  # noqa: E402
+from quadfleet.worker.archive.records import iter_pages  # noqa: E402
+from quadfleet.worker.config import load_config  # noqa: E402
+from quadfleet.worker.errors import ArchiveError  # noqa: E402
+from quadfleet.worker.html.page import Page  # noqa: E402
+from quadfleet.worker.pipeline.pagequads import prefilter, run_extractor  # noqa: E402
 
 try:  # mf2py comes with the bench extra (extruct depends on it)
     import mf2py
@@ -149,18 +153,12 @@ def best(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def machine() -> dict[str, Any]:
-    cpu = ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
     versions = {}
     for dist in ("quadfleet", "lxml", "mf2py", "beautifulsoup4", "html5lib"):
         with contextlib.suppress(metadata.PackageNotFoundError):
             versions[dist] = metadata.version(dist)
     return {"python": platform.python_version(), "platform": platform.platform(), "cpu_count": os.cpu_count(),
-            "cpu_model": cpu, "versions": versions}
+            "cpu_model": cpu_model(), "versions": versions}
 
 
 def report(r: dict[str, Any], out=sys.stdout) -> None:
@@ -228,12 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine(),
               "corpus": str(args.corpus), "pages": len(samples), "mf2py_parser": args.parser,
               "quadfleet": q, "mf2py": m, "ratio": q["pages_per_s"] / m["pages_per_s"] if m["pages_per_s"] else 0.0}
-    report(result)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        print(f"figures written to {args.json}")
-    return 0
+    return finish(result, report, args.json)
 
 
 if __name__ == "__main__":

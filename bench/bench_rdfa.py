@@ -23,7 +23,6 @@ import argparse
 import collections
 import gc
 import io
-import json
 import logging
 import platform
 import statistics
@@ -33,13 +32,18 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
-from quadfleet.worker.archive.records import iter_pages
-from quadfleet.worker.config import load_config
-from quadfleet.worker.errors import ArchiveError
-from quadfleet.worker.extractors.rdfa import extractor as rdfa
-from quadfleet.worker.extractors.rdfa.context import UNDECLARED_PREFIXES
-from quadfleet.worker.html.page import Page
-from quadfleet.worker.pipeline.pagequads import extract_page, prefilter
+BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a script or loaded by path
+    sys.path.insert(0, str(BENCH_DIR))
+
+from crawlreport import finish  # noqa: E402
+from quadfleet.worker.archive.records import iter_pages  # noqa: E402
+from quadfleet.worker.config import load_config  # noqa: E402
+from quadfleet.worker.errors import ArchiveError  # noqa: E402
+from quadfleet.worker.extractors.rdfa import extractor as rdfa  # noqa: E402
+from quadfleet.worker.extractors.rdfa.context import UNDECLARED_PREFIXES  # noqa: E402
+from quadfleet.worker.html.page import Page  # noqa: E402
+from quadfleet.worker.pipeline.pagequads import extract_page, prefilter  # noqa: E402
 
 try:  # the baseline (pip install pyrdfa3 html5lib)
     import html5lib
@@ -186,12 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         core.clear()
         core.update(saved)
         logger.setLevel(level)
-    print_report(report)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        print(f"figures written to {args.json}")
-    return 0
+    return finish(report, print_report, args.json)
 
 
 if __name__ == "__main__":

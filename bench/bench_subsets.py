@@ -127,7 +127,7 @@ def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
     """The page indexes and data files of ``inputs`` inputs under ``root``; the totals written."""
     sys.path.insert(0, str(REPO))
     from quadfleet.worker.config import load_config
-    from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS
+    from quadfleet.worker.output.pageindex import PAGE_INDEX_COLUMNS
     from quadfleet.worker.rdf.schemaorg import class_map
 
     cmap = class_map(load_config(None).subset_classes)  # what the worker records: every configured class

@@ -152,8 +152,11 @@ def child(job_path: str) -> int:
                         "pages": rnd.pages, "seconds": rnd.seconds, "triples": rnd.info["triples"],
                         "pages_parsed": rnd.info["pages_parsed"],
                         "normalised": write(lines, f"{name}.prefilter-off.normalised.nq")}
-    try:  # (a ref from before the loader named the malloc says nothing)
-        from quadfleet.worker.html import native
+    try:  # (a ref from before the loader named the malloc says nothing; one from before it moved has it in html/)
+        try:
+            from quadfleet.worker import native
+        except ImportError:
+            from quadfleet.worker.html import native
 
         allocator = native.in_use().get("allocator", "not reported")
     except (ImportError, AttributeError):

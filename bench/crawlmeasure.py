@@ -103,11 +103,16 @@ def qf_module(name: str):
 
     # Decided by the folder the imported quadfleet.worker lives in, not by trying the new name: an editable
     # install of this checkout also answers the new names, and would mix its modules into the baseline's.
-    grouped = (Path(quadfleet.worker.__file__).parent / name.split(".")[0]).is_dir()
+    folder = Path(quadfleet.worker.__file__).parent
+    grouped = (folder / name.split(".")[0]).is_dir()
+    if grouped and not (folder / f"{name.replace('.', '/')}.py").is_file():
+        name = _GROUPED[name]  # a commit from before output/layout.py was split
     return importlib.import_module(f"quadfleet.worker.{name if grouped else _FLAT[name]}")
 
 
-_FLAT = {"pipeline.process": "process", "archive.inputs": "inputs", "output.layout": "outputs"}
+_FLAT = {"pipeline.process": "process", "archive.inputs": "inputs", "output.writers": "outputs",
+         "output.pageindex": "outputs"}
+_GROUPED = {"output.writers": "output.layout", "output.pageindex": "output.layout"}
 
 
 def byte_compile_quadfleet() -> None:
@@ -167,8 +172,7 @@ def m_quadfleet(arc_path: Path, data: bytes, config, scratch: Path,
     of the call, so it leaves out what the timing leaves out)."""
     process = qf_module("pipeline.process")
     input_spec = qf_module("archive.inputs").spec
-    layout = qf_module("output.layout")
-    FormatWriters, PageIndex = layout.FormatWriters, layout.PageIndex
+    FormatWriters, PageIndex = qf_module("output.writers").FormatWriters, qf_module("output.pageindex").PageIndex
 
     spec = input_spec(str(arc_path))
     scratch.mkdir(parents=True, exist_ok=True)

@@ -6,26 +6,33 @@
 - a run's bookkeeping: which inputs are committed already and which are to do, the run manifest made (or the
   run refused) before any work and taken back if nothing was committed (:func:`begin_run`), what the run
   says before it starts (:func:`announce`), and each input's result folded into the :class:`RunResult` the
-  command's summary is made of (:func:`fold`).
+  command's summary is made of (:func:`fold`);
+- the run's progress as it goes (:func:`progress_display`): a bar on a terminal, elsewhere a line now and then.
 """
 from __future__ import annotations
 
+import math
 import os
 import tempfile
+import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config, config_from_json
-from ..worker.errors import QuadfleetError
-from ..worker.output.layout import SCRATCH_DIR, LocalStore, read_stats
+from ..worker.errors import ConfigError, QuadfleetError
+from ..worker.output.layout import read_stats
+from ..worker.output.store import SCRATCH_DIR, LocalStore
 from ..worker.output.manifest import MANIFEST_KEY
 from ..worker.output.stats import FileStats
 from ..worker.pipeline.process import process_input, record_failure
 from .preflight import MIXED_FLAG, check_run, open_run
-from .screen import plural
+from .screen import plural, rich_console
+from .summary import no_html_note
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -46,11 +53,12 @@ class RunResult:
 
 def output_store(out: str, scratch: str | Path | None = None):
     """Where a run's outputs go: a LocalStore for a directory, an S3Store for ``s3://BUCKET/PREFIX``.
-    Without ``scratch``, only for reading and for small files (the manifest)."""
+    Without ``scratch``, for reading and for small files (the manifest): an S3Store then makes a temporary
+    folder only if a file is written through it."""
     if out.startswith("s3://"):
         from ..worker.output.s3 import S3Store
 
-        return S3Store(out, scratch=scratch or tempfile.gettempdir())
+        return S3Store(out, scratch=scratch)
     return LocalStore(out, scratch=scratch)
 
 
@@ -137,13 +145,49 @@ def announce(result: RunResult, store, out: str, console: Console | Plain) -> No
 
 def fold(result: RunResult, spec: InputSpec, stats_json: dict | None, reason: str | None,
          console: Console | Plain) -> None:
-    """One input's outcome into ``result``; a failure is said here, once (the command's last line counts it)."""
+    """One input's outcome into ``result``; a failure is said here, once (the command's last line counts it),
+    and so is an input committed without a single HTML page (a WAT or WET file, say)."""
     if reason is not None:
+        for said in (f"{spec.name}: ", f"{spec.uri}: "):  # a reader's message may start with the input
+            reason = reason[len(said):] if reason.startswith(said) else reason
         result.failed.append((spec.name, reason))
         console.print(f"failed {spec.name}: {reason}", markup=False, highlight=False, soft_wrap=True)
     elif stats_json is not None:
+        stats = FileStats.from_json(stats_json)
         result.committed.append(spec.id)
-        result.stats = result.stats + FileStats.from_json(stats_json)
+        result.stats = result.stats + stats
+        note = no_html_note(stats)
+        if note:
+            console.print(f"{spec.name}: {note}", markup=False, highlight=False, soft_wrap=True)
+
+
+PROGRESS_ENV = "QUADFLEET_PROGRESS_SECONDS"
+PROGRESS_SECONDS = 30.0  # between progress lines where the console is not a terminal (PROGRESS_ENV sets it)
+
+
+def progress_display(console: Console | Plain, show: bool):
+    """What shows a run's progress on ``console`` (``add_task``, ``update(pages=)``, ``advance``, used as a
+    ``with`` block): nothing unless ``show`` (--quiet, nothing to do); on a terminal, rich's bar; elsewhere (a
+    log, nohup, systemd, a batch system) a line every :data:`PROGRESS_SECONDS` and one at the end."""
+    if not show:
+        return NoProgress(console)
+    if console.is_terminal:
+        return progress_bar(rich_console(console))
+    return ProgressLines(console, progress_seconds())
+
+
+def progress_seconds(environ=os.environ) -> float:
+    """The seconds between progress lines: ``QUADFLEET_PROGRESS_SECONDS``, else :data:`PROGRESS_SECONDS`."""
+    value = environ.get(PROGRESS_ENV, "").strip()
+    if not value:
+        return PROGRESS_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ConfigError(f"{PROGRESS_ENV}={value}: not a number of seconds above 0")
+    return seconds
 
 
 def progress_bar(console: Console):
@@ -175,3 +219,52 @@ class NoProgress:
 
     def __exit__(self, *exc) -> None:
         return None
+
+
+class ProgressLines:
+    """The bar's stand-in where the console is not a terminal, where rich would show nothing until the end:
+    ``extract: 3/10 inputs, 12,345 pages, 1,234 pages/s, 0:02:10`` every ``seconds`` (a thread of its own,
+    so a long input still shows the run alive), and once more when the block ends."""
+
+    def __init__(self, console: Console | Plain, seconds: float):
+        self.console, self.seconds = console, seconds
+        self.name, self.total, self.done, self.pages = "", 0, 0, 0
+        self._started = time.monotonic()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+
+    def add_task(self, name: str, total: int, pages: int = 0, **fields) -> int:
+        self.name, self.total, self.pages = name, total, pages
+        return 0
+
+    def update(self, task: int, pages: int | None = None, **fields) -> None:
+        if pages is not None:
+            self.pages = pages
+
+    def advance(self, task: int) -> None:
+        self.done += 1
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self._started
+        rate = self.pages / elapsed if elapsed > 0 else 0.0
+        return (f"{self.name}: {self.done:,}/{self.total:,} inputs, {plural(self.pages, 'page')}, "
+                f"{rate:,.{0 if rate >= 10 or not rate else 1}f} pages/s, {timedelta(seconds=int(elapsed))}")
+
+    def _say(self) -> None:
+        self.console.print(self.line(), markup=False, highlight=False, soft_wrap=True)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.seconds):
+            self._say()
+
+    def __enter__(self) -> "ProgressLines":
+        self._started = time.monotonic()
+        self._ticker = threading.Thread(target=self._tick, name="quadfleet-progress", daemon=True)
+        self._ticker.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        self._say()  # where it ended (or was interrupted)

@@ -21,14 +21,12 @@ from typing import TYPE_CHECKING
 
 from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config
-from ..worker.html import native
+from ..worker import native
 from ..worker.output.scratch import RunScratch, hold
-from .engine import NoProgress as _NoProgress
-from .engine import RunResult, announce, begin_run, fold, output_store, run_one, scratch_base
+from .engine import RunResult, announce, begin_run, fold, output_store, progress_display, run_one, scratch_base
 from .engine import forget_settings as _forget_settings  # noqa: F401 (its name here before engine.py)
-from .engine import progress_bar as _progress_bar
 from .interrupts import term_interrupts
-from .screen import lines, rich_console
+from .screen import lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -87,7 +85,7 @@ def _extract(store, todo, result, out, config, processes, console, show_progress
     by_id = {s.id: s for s in todo}
     started = time.time()
     config_json = config.to_json()
-    progress = _progress_bar(rich_console(console)) if show_progress and todo else _NoProgress(console)
+    progress = progress_display(console, show_progress and bool(todo))
     task = progress.add_task("extract", total=len(todo), pages=0, rate="0")
     pages = 0
 

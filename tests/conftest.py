@@ -15,6 +15,27 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("QUADFLEET_CORPUS", REPO.parent / "shared" / "corpus"))
 
 
+def beside_a_clone(tmp_path: Path) -> Path:
+    """A folder holding a folder named quadfleet (the repository itself), as the one `git clone` ran in: a
+    process started there with the current folder on sys.path would import that folder as the package."""
+    parent = tmp_path / "beside-a-clone"
+    parent.mkdir()
+    (parent / "quadfleet").symlink_to(REPO, target_is_directory=True)
+    return parent
+
+
+def installed_command() -> list[str]:
+    """The ``quadfleet`` command as pip installed it (its own folder, not the current one, first on sys.path)."""
+    import sysconfig
+
+    script = Path(sysconfig.get_path("scripts")) / "quadfleet"
+    if script.is_file():
+        return [str(script)]
+    from quadfleet.coordinator.fleet.laptop import cli_command
+
+    return cli_command()
+
+
 def corpus_path(*parts: str) -> Path:
     """A path inside the corpus; skips the test (with the reason) if the corpus or that part is absent."""
     path = CORPUS.joinpath(*parts)

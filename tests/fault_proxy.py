@@ -30,7 +30,6 @@ Only 127.0.0.1; every socket has a timeout, so no thread waits for ever.
 from __future__ import annotations
 
 import http.client
-import http.server
 import json
 import random
 import re
@@ -39,9 +38,8 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from quadfleet.coordinator.fleet.counting import forward, read_body
+from quadfleet.coordinator.fleet.proxy import LocalProxy, answer, forward, response_head, write
 from quadfleet.coordinator.fleet.requests import sqs_action
 
 KINDS = ("slowdown", "error500", "drop", "drop_after", "cut_header", "cut_body", "truncate", "empty", "delay")
@@ -90,44 +88,22 @@ class Rule:
                 and (self.action is None or re.fullmatch(self.action, req.action) is not None))
 
 
-class FaultProxy:
+class FaultProxy(LocalProxy):
+    """The proxy (quadfleet.coordinator.fleet.proxy's, as the counting proxy), answering with the faults its
+    rules pick."""
+
+    name = "fault proxy"
+
     def __init__(self, upstream: str, rules: list[Rule] | tuple[Rule, ...] = (), seed: int = 0,
                  timeout: float = 60.0):
-        parts = urlsplit(upstream)
-        if parts.hostname != "127.0.0.1":
-            raise ValueError(f"{upstream}: the fault proxy forwards to 127.0.0.1 only")
-        self.upstream = (parts.hostname, parts.port or 80)
         self.rules = list(rules)
         self.rng = random.Random(seed)
-        self.timeout = timeout
         self.lock = threading.Lock()
         self.injected: Counter = Counter()
         self.faults: list[dict] = []  # {"time", "kind", "method", "path", "action"} of each fault
         self.requests = 0
         self.actions: Counter = Counter()  # requests by SQS action or "METHOD s3"
-        proxy = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keep-alive, as AWS endpoints: a fault must break a live connection
-
-            def log_message(self, *args):
-                pass
-
-            def setup(self):
-                super().setup()
-                self.connection.settimeout(proxy.timeout)
-
-            def do_GET(self):
-                proxy._handle(self)
-
-            do_PUT = do_POST = do_DELETE = do_HEAD = do_GET
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.server.block_on_close = False
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, name="fault-proxy", daemon=True)
-        self._thread.start()
+        super().__init__(upstream, timeout)
 
     # -- the public side ---------------------------------------------------------------------------------
 
@@ -144,16 +120,6 @@ class FaultProxy:
     @property
     def total(self) -> int:
         return sum(self.injected.values())
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def __enter__(self) -> "FaultProxy":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     # -- one request ---------------------------------------------------------------------------------------
 
@@ -181,14 +147,7 @@ class FaultProxy:
         with self.lock:
             return self.rng.uniform(0.1, 0.9)
 
-    def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
-        try:
-            body = read_body(h)
-        except (OSError, ValueError):
-            h.close_connection = True
-            return
-        parts = urlsplit(h.path)
-        headers = {k: v for k, v in h.headers.items()}
+    def handle(self, h, parts, headers: dict, body: bytes) -> None:
         req = Request(h.command, parts.path, parts.query, sqs_action(headers, parts.query, body), headers, body)
         kind, rule = self._decide(req)
         if kind in ("slowdown", "error500"):
@@ -209,19 +168,19 @@ class FaultProxy:
         if kind == "empty":
             return _send(h, 200, out_headers.get("Content-Type", "application/xml"), b"")
         if kind == "cut_header" or (kind == "cut_body" and (req.method == "HEAD" or not payload)):
-            head = _head(status, reason, out_headers, len(payload))
-            _write(h, head[:max(1, int(len(head) * self._fraction()))])
+            head = response_head(status, reason, out_headers, len(payload))
+            write(h, head[:max(1, int(len(head) * self._fraction()))])
             return _abort(h)
         if kind == "cut_body":
-            _write(h, _head(status, reason, out_headers, len(payload)))
-            _write(h, payload[:int(len(payload) * self._fraction())])
+            write(h, response_head(status, reason, out_headers, len(payload)))
+            write(h, payload[:int(len(payload) * self._fraction())])
             return _abort(h)
         if kind == "truncate":
             cut = payload[:int(len(payload) * self._fraction())] if payload else b""
-            _write(h, _head(status, reason, out_headers, None) + cut)
+            write(h, response_head(status, reason, out_headers, None) + cut)
             return _abort(h)
-        body_len = len(payload) if req.method != "HEAD" else int(out_headers.get("Content-Length", 0) or 0)
-        _write(h, _head(status, reason, out_headers, body_len) + (payload if req.method != "HEAD" else b""))
+        answer(h, status, reason, out_headers, payload)
+
 
 # -- HTTP pieces ---------------------------------------------------------------------------------------------
 
@@ -236,23 +195,8 @@ def _error(kind: str, req: Request) -> tuple[int, str, bytes]:
                                        ).encode()
 
 
-def _head(status: int, reason: str, headers: dict, length: int | None) -> bytes:
-    lines = [f"HTTP/1.1 {status} {reason}"]
-    lines += [f"{k}: {v}" for k, v in headers.items() if k.lower() != "content-length"]
-    lines.append(f"Content-Length: {length}" if length is not None else "Connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
 def _send(h, status: int, ctype: str, body: bytes) -> None:
-    _write(h, _head(status, http.client.responses.get(status, ""), {"Content-Type": ctype}, len(body)) + body)
-
-
-def _write(h, data: bytes) -> None:
-    try:
-        h.wfile.write(data)
-        h.wfile.flush()
-    except OSError:
-        h.close_connection = True
+    write(h, response_head(status, http.client.responses.get(status, ""), {"Content-Type": ctype}, len(body)) + body)
 
 
 def _abort(h) -> None:

@@ -12,7 +12,7 @@ heavy; :data:`LOADED_ENV` tells the new process (and every process it starts) th
 
 Other ways in (``python -m quadfleet.cli``, as the laptop fleet's workers and ``fleet measure`` start; code
 calling :func:`quadfleet.cli.main.main`; the tests) cannot preload, but libxml2 takes its allocator from a call
-(``xmlMemSetup``) at any time: when the native loader (:mod:`.html.native`) loads, :func:`route` has its
+(``xmlMemSetup``) at any time: when the native loader (:mod:`.native`) loads, :func:`route` has its
 ``_malloc`` module open mimalloc privately and hand it to lxml's libxml2. That is most of the gain (the same
 real pages: 1.35 s routed, 1.47 s with glibc's, 1.34 s preloaded, which also serves Python's large objects).
 jemalloc cannot be routed (its API cannot tell its blocks from glibc's, and blocks from before the switch must

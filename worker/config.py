@@ -97,7 +97,10 @@ def _read_toml(path: str | Path, text: str | None = None) -> dict:
         return tomllib.loads(text)
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:  # a binary file (a gzipped one, say): TOML is UTF-8 text
+        raise ConfigError(f"{path}: not a TOML file: not UTF-8 text (byte {exc.start} is "
+                          f"0x{exc.object[exc.start]:02x})") from None
+    except OSError as exc:
         raise ConfigError(f"{path}: cannot read config file: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
@@ -126,12 +129,44 @@ def _merge(base: dict, over: dict, where: str) -> dict:
 
 
 def _validate(raw: dict, where: str) -> Config:
-    from .extractors import EXTRACTORS
-
+    """The effective configuration from the merged tables, each value checked (ConfigError naming the first bad
+    key and what it must be): the formats, the two switches, then each table in turn."""
     def bad(key: str, why: str) -> ConfigError:
         return ConfigError(f"{where}: {key}: {why}")
 
-    formats = raw.get("formats")
+    formats = _validate_formats(raw.get("formats"), bad)
+    for key in ("keep_all_predicates", "prefilter"):
+        if not isinstance(raw.get(key), bool):
+            raise bad(key, f"must be true or false, not {raw.get(key)!r}")
+    for table, keys in TABLE_KEYS.items():
+        for key in raw.get(table, {}):
+            if key not in keys:
+                raise bad(f"{table}.{key}", f"unknown key (known: {', '.join(sorted(keys))})")
+    limits = _validate_limits(raw.get("limits", {}), bad)
+    level = raw.get("output", {}).get("compresslevel")
+    if not _int_in(level, 1, 9):
+        raise bad("output.compresslevel", f"must be an integer from 1 to 9, not {level!r}")
+    output = _validate_output(raw.get("output", {}), bad)
+    subsets = _validate_subsets(raw.get("subsets", {}), bad)
+    return Config(formats=formats, keep_all_predicates=raw["keep_all_predicates"], prefilter=raw["prefilter"],
+                  compresslevel=level, **limits, **output, **subsets,
+                  queue=_validate_queue(raw.get("queue", {}), bad), worker=_validate_worker(raw.get("worker", {}), bad))
+
+
+def _int_in(value, lo: int, hi: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) from ``lo`` to ``hi``."""
+    return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+
+
+def _number_in(value, lo: float, hi: float) -> bool:
+    """Whether ``value`` is a number (not a bool) from ``lo`` to ``hi``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and lo <= value <= hi
+
+
+def _validate_formats(formats, bad) -> tuple[str, ...]:
+    """formats: a list of registered format ids, each once; an unknown one is named with the id it may mean."""
+    from .extractors import EXTRACTORS
+
     if not isinstance(formats, list) or not formats or not all(isinstance(f, str) for f in formats):
         raise bad("formats", "must be a non-empty list of format ids")
     unknown = [f for f in formats if f not in EXTRACTORS]
@@ -144,65 +179,66 @@ def _validate(raw: dict, where: str) -> Config:
                              f"(known: {', '.join(EXTRACTORS)})")
     if len(set(formats)) != len(formats):
         raise bad("formats", "lists a format twice")
-    for key in ("keep_all_predicates", "prefilter"):
-        if not isinstance(raw.get(key), bool):
-            raise bad(key, f"must be true or false, not {raw.get(key)!r}")
-    for table, keys in TABLE_KEYS.items():
-        for key in raw.get(table, {}):
-            if key not in keys:
-                raise bad(f"{table}.{key}", f"unknown key (known: {', '.join(sorted(keys))})")
-    max_page = raw.get("limits", {}).get("max_page_bytes")
-    if not isinstance(max_page, int) or isinstance(max_page, bool) or max_page <= 0:
+    return tuple(formats)
+
+
+def _validate_limits(limits: dict, bad) -> dict:
+    """[limits]: the largest page read, a page's CPU budget, the most tags before a page gets no DOM."""
+    max_page = limits.get("max_page_bytes")
+    if not _int_in(max_page, 1, float("inf")):
         raise bad("limits.max_page_bytes", f"must be a positive integer, not {max_page!r}")
-    page_seconds = raw.get("limits", {}).get("page_seconds", 10.0)
-    if (not isinstance(page_seconds, (int, float)) or isinstance(page_seconds, bool)
-            or not 0 <= page_seconds <= 3600):
+    page_seconds = limits.get("page_seconds", 10.0)
+    if not _number_in(page_seconds, 0, 3600):
         raise bad("limits.page_seconds",
                   f"must be a number of seconds from 0 (no budget) to 3600, not {page_seconds!r}")
-    max_elements = raw.get("limits", {}).get("max_elements", 250_000)
-    if not isinstance(max_elements, int) or isinstance(max_elements, bool) or max_elements <= 0:
+    max_elements = limits.get("max_elements", 250_000)
+    if not _int_in(max_elements, 1, float("inf")):
         raise bad("limits.max_elements", f"must be a positive integer, not {max_elements!r}")
-    level = raw.get("output", {}).get("compresslevel")
-    if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 9:
-        raise bad("output.compresslevel", f"must be an integer from 1 to 9, not {level!r}")
-    output = _validate_output(raw.get("output", {}), bad)
-    subsets = _validate_subsets(raw.get("subsets", {}), bad)
-    q = raw.get("queue", {})
-    ints = {"visibility_timeout": (1, 43200), "max_receive_count": (1, 1000), "wait_time_seconds": (0, 20),
-            "retry_delay": (0, 43200)}
-    for key, (lo, hi) in ints.items():
+    return {"max_page_bytes": max_page, "page_seconds": float(page_seconds), "max_elements": max_elements}
+
+
+QUEUE_RANGES = {"visibility_timeout": (1, 43200), "max_receive_count": (1, 1000), "wait_time_seconds": (0, 20),
+                "retry_delay": (0, 43200)}
+
+
+def _validate_queue(q: dict, bad) -> QueueSettings:
+    """[queue]: integers within SQS's limits (:data:`QUEUE_RANGES`)."""
+    for key, (lo, hi) in QUEUE_RANGES.items():
         v = q.get(key, getattr(QueueSettings, key))
-        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        if not _int_in(v, lo, hi):
             raise bad(f"queue.{key}", f"must be an integer from {lo} to {hi}, not {v!r}")
-    w = raw.get("worker", {})
+    return QueueSettings(**{k: q.get(k, getattr(QueueSettings, k)) for k in QUEUE_RANGES})
+
+
+def _auto_off_or_url(value) -> bool:
+    return isinstance(value, str) and (value in ("auto", "off") or value.startswith(("http://", "https://")))
+
+
+def _validate_worker(w: dict, bad) -> WorkerSettings:
+    """[worker]: the spot notice endpoint and how often it is polled, the Auto Scaling group's, http:// inputs."""
     endpoint = w.get("spot_endpoint", "auto")
-    if not isinstance(endpoint, str) or not (endpoint in ("auto", "off") or endpoint.startswith(("http://", "https://"))):
+    if not _auto_off_or_url(endpoint):
         raise bad("worker.spot_endpoint", f'must be "auto", "off" or an http(s) URL, not {endpoint!r}')
     interval = w.get("spot_poll_interval", 5)
-    if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not 0.1 <= interval <= 60:
+    if not _number_in(interval, 0.1, 60):
         raise bad("worker.spot_poll_interval", f"must be a number of seconds from 0.1 to 60, not {interval!r}")
     autoscaling = w.get("autoscaling", "auto")
-    if not isinstance(autoscaling, str) or not (autoscaling in ("auto", "off")
-                                                or autoscaling.startswith(("http://", "https://"))):
+    if not _auto_off_or_url(autoscaling):
         raise bad("worker.autoscaling", f'must be "auto", "off" or an http(s) URL, not {autoscaling!r}')
     allow_http = w.get("allow_http", False)
     if not isinstance(allow_http, bool):
         raise bad("worker.allow_http", f"must be true or false, not {allow_http!r}")
-    return Config(formats=tuple(formats), keep_all_predicates=raw["keep_all_predicates"],
-                  prefilter=raw["prefilter"],
-                  max_page_bytes=max_page, compresslevel=level, page_seconds=float(page_seconds),
-                  max_elements=max_elements, **output, **subsets,
-                  queue=QueueSettings(**{k: q.get(k, getattr(QueueSettings, k)) for k in ints}),
-                  worker=WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval),
-                                        autoscaling=autoscaling, allow_http=allow_http))
+    return WorkerSettings(spot_endpoint=endpoint, spot_poll_interval=float(interval), autoscaling=autoscaling,
+                          allow_http=allow_http)
 
 
 def _validate_output(out: dict, bad) -> dict:
+    """[output]: the N-Quads compression and its zstd level, the Parquet table or none."""
     compression = out.get("compression", "gzip")
     if compression not in ("gzip", "zstd"):
         raise bad("output.compression", f'must be "gzip" or "zstd", not {compression!r}')
     zstd_level = out.get("zstd_level", 3)
-    if not isinstance(zstd_level, int) or isinstance(zstd_level, bool) or not 1 <= zstd_level <= 22:
+    if not _int_in(zstd_level, 1, 22):
         raise bad("output.zstd_level", f"must be an integer from 1 to 22, not {zstd_level!r}")
     table = out.get("table", "none")
     if table not in ("none", "parquet"):

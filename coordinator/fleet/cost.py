@@ -13,24 +13,21 @@
 - Storage: the output's bytes by prefix, fitted over the measured inputs as bytes per archive plus bytes per
   HTML page, kept for a month.
 
-Prices live in :class:`PriceBasis` and nowhere else.
+Prices live in :class:`PriceBasis` and nowhere else; the measurement is read and fitted by :mod:`.measured`.
 
-    python -m quadfleet.coordinator.fleet.cost --pages-per-s 300 --price 0.0125
+    quadfleet fleet cost --pages-per-s 300 --price 0.0125
     quadfleet fleet cost --pages-per-s 100 300 500 --price 0.01 0.02 --markdown
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .requests import Billing, billing
+from .measured import MEASURED, Measured, Rate, load
+from .requests import Billing
 
-MEASURED = Path(__file__).with_name("measured.json")
 GB = 1e9
 
 
@@ -76,50 +73,6 @@ class Crawl:
     @property
     def pages_per_archive(self) -> float:
         return self.pages / self.archives
-
-
-@dataclass(frozen=True)
-class Rate:
-    """One measured operation of one phase: requests per archive, and those made once (per run, or per worker
-    process when extracting); messages and 64 KB chunks are per request."""
-
-    phase: str
-    service: str
-    operation: str
-    bucket: str
-    per_archive: float
-    once: float
-    chunks_per_request: float = 1.0
-
-    @property
-    def billing(self) -> Billing:
-        return billing(self.service, self.operation)
-
-    @property
-    def per_process(self) -> bool:
-        """Made once per worker process (start-up, idle tail), not once per run."""
-        return self.phase == "extract"
-
-
-@dataclass(frozen=True)
-class Storage:
-    """Bytes one output kind (a prefix) stores: per archive, per HTML page, and once per run."""
-
-    kind: str
-    per_archive: float
-    per_page: float
-    once: float
-
-
-@dataclass(frozen=True)
-class Measured:
-    """The measurement file, fitted: where it came from, the rates and storage, the queue settings it ran with."""
-
-    source: dict
-    rates: list[Rate]
-    storage: list[Storage]
-    visibility_timeout: int = 900
-    wait_time_seconds: int = 20
 
 
 @dataclass(frozen=True)
@@ -177,92 +130,6 @@ class CrawlCost:
     @property
     def hours(self) -> float:
         return self.machine_hours / self.crawl.instances
-
-
-# -- the measurement, fitted ------------------------------------------------------------------------------
-
-class MeasurementError(ValueError):
-    """The measurement file is missing or not one :mod:`.measure` wrote."""
-
-
-def load(path: str | Path = MEASURED) -> Measured:
-    """Read and fit a measurement file."""
-    try:
-        doc = json.loads(Path(path).read_text())
-        return fit(doc)
-    except FileNotFoundError:
-        raise MeasurementError(f"{path}: no such measurement file (python -m quadfleet.coordinator.fleet.measure "
-                               "ARCHIVE... --write FILE makes one)") from None
-    except (ValueError, KeyError, TypeError, IndexError) as exc:
-        raise MeasurementError(f"{path}: not a measurement file ({exc.__class__.__name__}: {exc})") from None
-
-
-def fit(doc: dict) -> Measured:
-    """Rates and storage from the runs of a measurement (a line through the first and the last run)."""
-    runs = doc["runs"]
-    small, large = runs[0], runs[-1]
-    if large["archives"] <= small["archives"]:
-        raise ValueError("the runs must differ in archives")
-    rates = []
-    for phase in large["requests"]:
-        a, b = _by_op(small, phase), _by_op(large, phase)
-        for key in sorted(set(a) | set(b)):
-            na, nb = a.get(key, (0, 0))[0], b.get(key, (0, 0))[0]
-            slope = (nb - na) / (large["archives"] - small["archives"])
-            once = na - slope * small["archives"]
-            if slope < 0 or once < 0:  # noise (an idle poll more or less): all of it made once
-                slope, once = 0.0, float(max(na, nb))
-            if phase == "extract":
-                once /= large["worker_processes"]
-            chunks = b.get(key, a.get(key))[1]
-            rates.append(Rate(phase, *key, per_archive=slope, once=once, chunks_per_request=chunks))
-    queue = doc.get("queue", {})
-    return Measured({k: doc.get(k) for k in ("commit", "date", "archives", "enqueue_options")}, rates,
-                    _storage(small, large), queue.get("visibility_timeout", 900), queue.get("wait_time_seconds", 20))
-
-
-def _by_op(run: dict, phase: str) -> dict[tuple[str, str, str], tuple[int, float]]:
-    return {(r["service"], r["operation"], r["bucket"]): (r["requests"], r["chunks"] / max(r["requests"], 1))
-            for r in run["requests"].get(phase, [])}
-
-
-# What a run stores once, whatever its size (the report; the merged subsets' small files per class).
-ONCE = ("report/", "subsets-merged/ other", "manifest.json")
-
-
-def _storage(small: dict, large: dict) -> list[Storage]:
-    """Per input kinds: bytes = a + b x pages, least squares over the first run's inputs (they differ in pages;
-    the runs do not, per archive). Run kinds: the larger run's bytes once, or per archive / per page."""
-    out = []
-    inputs = small["inputs"]
-    kinds = sorted({k for r in inputs for k in r["bytes"]})
-    for kind in kinds:
-        a, b = _line([r["pages"] for r in inputs], [r["bytes"].get(kind, 0) for r in inputs])
-        out.append(Storage(kind, a, b, 0.0))
-    for kind, row in large["stored"].items():
-        if kind in kinds:
-            continue
-        if kind in ONCE:
-            out.append(Storage(kind, 0.0, 0.0, float(row["bytes"])))
-        elif kind == "manifest/":  # the run's input list: one entry per archive
-            out.append(Storage(kind, row["bytes"] / large["archives"], 0.0, 0.0))
-        else:  # the merged subsets' parts: the class quads again, so per page
-            out.append(Storage(kind, 0.0, row["bytes"] / max(large["pages"], 1), 0.0))
-    return out
-
-
-def _line(xs: list[float], ys: list[float]) -> tuple[float, float]:
-    """(intercept, slope) of the least-squares line, neither below 0 (a negative one is noise of few points)."""
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxx = sum((x - mx) ** 2 for x in xs)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
-    if slope < 0:
-        return my, 0.0
-    intercept = my - slope * mx
-    if intercept < 0:
-        return 0.0, sum(ys) / max(sum(xs), 1)
-    return intercept, slope
 
 
 # -- the model ----------------------------------------------------------------------------------------------
@@ -391,50 +258,42 @@ def markdown(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-# -- command line -------------------------------------------------------------------------------------------
+# -- the command ------------------------------------------------------------------------------------------
 
-def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--pages-per-s", type=float, nargs="+", required=True, metavar="N",
-                    help="pages/s per core, as bench/bench_crawl.py measures on crawl-like input")
-    ap.add_argument("--price", type=float, nargs="+", default=[PriceBasis.vcpu_hour], metavar="USD",
-                    help="spot price per vCPU-hour (an instance's spot price / its vCPUs; "
-                         f"default {PriceBasis.vcpu_hour})")
-    ap.add_argument("--pages", type=float, default=Crawl.pages, help=f"HTML pages (default {Crawl.pages:.0e}: a crawl)")
-    ap.add_argument("--archives", type=int, default=Crawl.archives, help=f"archives (default {Crawl.archives:,})")
-    ap.add_argument("--vcpus", type=int, default=8, help="vCPUs per instance (default 8)")
-    ap.add_argument("--instances", type=int, default=100, help="instances, for the wall-clock column (default 100)")
-    ap.add_argument("--measured", type=Path, default=MEASURED, metavar="FILE",
-                    help="request counts and stored bytes (default: the measurement shipped with quadfleet, "
-                         "made by python -m quadfleet.coordinator.fleet.measure)")
-    ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
-
-
-def run(args) -> int:
+def show(pages_per_s: list[float], prices: list[float], crawl: Crawl = Crawl(), measured: str | Path = MEASURED,
+         markdown_tables: bool = False) -> int:
+    """``quadfleet fleet cost``: print the crawl's total for each rate (pages/s per core) and spot price per
+    vCPU-hour, then the first one's bill by part, by operation and by prefix (Markdown tables if asked), and
+    where the prices and the measurement come from. ConfigError (one line) for a bad value or file."""
     from ...worker.errors import ConfigError
 
-    crawl = Crawl(args.pages, args.archives, args.vcpus, args.instances)
     try:
-        measured = load(args.measured)
-        rows = table(args.pages_per_s, args.price, measured, crawl)
-        first = crawl_cost(measured, args.pages_per_s[0], _with_price(PriceBasis(), args.price[0]), crawl)
+        fitted = load(measured)
+        rows = table(pages_per_s, prices, fitted, crawl)
+        first = crawl_cost(fitted, pages_per_s[0], _with_price(PriceBasis(), prices[0]), crawl)
     except ValueError as exc:
         raise ConfigError(f"cost: {exc}") from None
-    src = measured.source
+    src = fitted.source
     where = (f"requests and bytes measured at {src.get('commit')} on {src.get('date')} "
              f"({len(src.get('archives') or [])} archives, then them twice)")
-    first_title = f"one crawl at {args.pages_per_s[0]:g} pages/s per core and ${args.price[0]:g} / vCPU-h"
+    first_title = f"one crawl at {pages_per_s[0]:g} pages/s per core and ${prices[0]:g} / vCPU-h"
     totals_title = (f"{crawl.pages:,.0f} pages, {crawl.archives:,} archives: total per crawl (compute, requests, "
                     "a month of storage)")
     tables = [(totals_title, rows), (first_title, parts(first)),
               ("requests by phase and operation", operations(first)), ("storage by prefix", storage_rows(first))]
-    if args.markdown:
+    if markdown_tables:
         for title, t in tables:
             print(f"{title}\n\n{markdown(t)}\n")
-        print(f"Prices: {PriceBasis().describe()}.\nMeasurement: {where}.")
-        return 0
+    else:
+        _print_tables(tables)
+    print(f"Prices: {PriceBasis().describe()}.\nMeasurement: {where}.")
+    return 0
+
+
+def _print_tables(tables: list[tuple[str, list[list[str]]]]) -> None:
     from rich.table import Table
 
-    from ..screen import console, show
+    from ..screen import console, show as show_table
 
     con = console()
     for title, t in tables:
@@ -443,21 +302,4 @@ def run(args) -> int:
             rt.add_column(col, justify="left" if i == 0 or col in ("operation", "note") else "right")
         for row in t[1:]:
             rt.add_row(*row)
-        show(con, rt)
-    print(f"Prices: {PriceBasis().describe()}.\nMeasurement: {where}.")
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m quadfleet.coordinator.fleet.cost", description=__doc__.split("\n")[0])
-    add_arguments(ap)
-    args = ap.parse_args(argv)
-    try:
-        return run(args)
-    except Exception as exc:  # noqa: BLE001 - one line, as the CLI does
-        print(f"quadfleet: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        show_table(con, rt)

@@ -27,10 +27,24 @@ QUEUE = "quadfleet-sample"
 WORKERS = 2
 IDLE_EXIT = 5           # seconds a worker waits on an empty queue before it ends
 DEADLINE = 300          # seconds the run may take before it is given up (the sample takes a few)
+SAFE_PATH = sys.version_info >= (3, 11)  # Python has -P (see cli_command)
+# Python 3.10's stand-in for -P: drop the current folder ('' at the head of sys.path under -c), then run as -m.
+_WITHOUT_CWD = ("import runpy, sys\nif sys.path[:1] == ['']: del sys.path[0]\n"
+                "runpy.run_module('quadfleet.cli', run_name='__main__', alter_sys=True)")
 
 
 class LocalFleetError(QuadfleetError):
     """What stops the local try: moto missing, a worker that failed, a run that does not end."""
+
+
+def cli_command() -> list[str]:
+    """The head of a command line that runs this installation's ``quadfleet`` in a child process (the workers
+    here, ``fleet measure``'s commands), in whatever folder the child starts. ``python -m quadfleet.cli``
+    alone puts the current folder first on the child's ``sys.path``, where a folder named ``quadfleet`` (the
+    clone, seen from the folder that holds it) would shadow the package; Python's ``-P`` leaves it out."""
+    if SAFE_PATH:
+        return [sys.executable, "-P", "-m", "quadfleet.cli"]
+    return [sys.executable, "-c", _WITHOUT_CWD]
 
 
 def moto_server():
@@ -113,8 +127,9 @@ def _run(dest: Path, config, config_file: str | None, console, quiet: bool, work
     for n in range(WORKERS):
         log = open(dest / "logs" / f"worker-{n + 1}.log", "w", encoding="utf-8")
         workers.append(subprocess.Popen(
-            [sys.executable, "-m", "quadfleet.cli", "work", "--queue-url", url, "--idle-exit", str(IDLE_EXIT),
-             "--spot-endpoint", "off", *(["--config", config_file] if config_file else [])], stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            [*cli_command(), "work", "--queue-url", url, "--idle-exit", str(IDLE_EXIT), "--spot-endpoint", "off",
+             *(["--config", config_file] if config_file else [])],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
         log.close()
     started = time.monotonic()
     shown = None

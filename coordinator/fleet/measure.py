@@ -8,13 +8,12 @@ with archives (the slope) from what a run or a worker process does once (the res
 a small JSON file (``measured.json`` beside this module is the one the cost model reads by default), with the
 commit, date and archives it came from.
 
-    python -m quadfleet.coordinator.fleet.measure ARCHIVE... --write coordinator/fleet/measured.json
+    quadfleet fleet measure ARCHIVE... --write coordinator/fleet/measured.json
 
 Needs moto's server (``pip install -e '.[test]'``). Asks AWS nothing.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
@@ -28,11 +27,10 @@ from pathlib import Path
 
 from ...worker.errors import QuadfleetError
 from ...worker.output.layout import decode_stats
+from .laptop import cli_command
 
-CLI = [sys.executable, "-m", "quadfleet.cli"]
-PHASES = ("enqueue", "extract", "stats", "subsets")
+CLI = cli_command()  # (not python -m alone: a folder named quadfleet where it runs would shadow the package)
 INPUT_BUCKET, OUTPUT_BUCKET, RUN = "crawl", "out", "s3://out/run"
-DEFAULT_FILE = Path(__file__).with_name("measured.json")
 # The production queue settings (config/quadfleet.toml) but for the dead-letter budget and retry delay, which
 # a run where every input commits never uses; workers leave after 3 idle seconds (their polls shorten to fit).
 VISIBILITY, WAIT, IDLE_EXIT = 900, 20, 3
@@ -124,8 +122,7 @@ def measure(plan: Plan, copies: tuple[int, ...] = (1, 2)) -> list[Run]:
 
 
 def _one_run(plan: Plan, endpoint: str, copies: int) -> Run:
-    # imported here: this module gives `quadfleet fleet`'s parser its options, and the other fleet commands
-    # need neither
+    # imported here: only a measuring run needs them
     import urllib.request
 
     from .counting import CountingProxy
@@ -284,7 +281,7 @@ def _tail(text: str) -> str:
 def document(plan: Plan, runs: list[Run]) -> dict:
     """The measurement file's content: where it came from, then the runs."""
     return {"what": "S3 and SQS requests and stored bytes of real fleet runs against a moto server "
-                    "(python -m quadfleet.coordinator.fleet.measure)",
+                    "(quadfleet fleet measure)",
             "commit": _commit(), "date": time.strftime("%Y-%m-%d", time.gmtime()),
             "archives": [{"name": Path(p).name, "bytes": Path(p).stat().st_size, "sha256": _sha256(Path(p))}
                          for p in plan.archives],
@@ -311,40 +308,15 @@ def _commit() -> str:
     return res.stdout.strip() or "unknown"
 
 
-def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("archives", nargs="+", type=Path, metavar="ARCHIVE",
-                    help="local WARC/ARC files that extract without error")
-    ap.add_argument("--write", type=Path, metavar="FILE", help="write the measurement here (else print it)")
-    ap.add_argument("--workers", type=int, default=2, help="`quadfleet work` processes (default 2)")
-    ap.add_argument("--processes", type=int, default=2, help="worker processes of each (default 2)")
-    ap.add_argument("--table", choices=["parquet"], help="enqueue the run with --table parquet")
-
-
-def run(args) -> int:
-    """Measure, then write or print the measurement file."""
-    plan = Plan(args.archives, args.workers, args.processes, ("--table", args.table) if args.table else ())
+def record(plan: Plan, write: Path | None = None) -> int:
+    """``quadfleet fleet measure``: measure (:func:`measure`), then write the measurement file to ``write``, or
+    print it. MeasureError (one line) if the run cannot be made."""
     if plan.workers < 1 or plan.processes < 1:
         raise MeasureError("measure: --workers and --processes must be at least 1")
     text = json.dumps(document(plan, measure(plan)), indent=1) + "\n"
-    if args.write:
-        args.write.write_text(text)
-        print(f"wrote {args.write}", file=sys.stderr)
+    if write:
+        write.write_text(text)
+        print(f"wrote {write}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m quadfleet.coordinator.fleet.measure",
-                                 description=__doc__.split("\n")[0])
-    add_arguments(ap)
-    args = ap.parse_args(argv)
-    try:
-        return run(args)
-    except (QuadfleetError, OSError) as exc:
-        print(f"quadfleet: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -22,7 +22,8 @@ def _img(doc: list, images: dict, name: str, title: str) -> None:
 
 
 def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
-    o = s["overview"]
+    """The report as blocks, from the summary ``s``: where the figures come from, then the overview, the formats,
+    the top PLDs, the class subsets, each format's classes and PLDs, and the errors."""
     d = s["distinct_counts"]
     doc: list = [("h", 1, "Structured data in the crawl")]
     how = ("Distinct counts are exact." if d["method"] == "exact" else
@@ -32,6 +33,25 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
     psl = ", ".join(f"{v} ({plural(n, 'input')})" for v, n in s["psl"].items()) or "none"
     doc.append(("p", f"Source: {s['source']} · generated {s['generated']} · {how} "
                      f"PLDs from the Public Suffix List snapshot {psl}."))
+    _overview(doc, s["overview"], images)
+    _formats(doc, s, images)
+    if s["top_plds"]["by_triples"]:
+        doc.append(("h", 2, "Top PLDs, all formats"))
+        doc += _pld_tables(s["top_plds"])
+        _img(doc, images, "plds", "Top PLDs")
+    if s.get("subsets"):
+        _subsets(doc, s["subsets"])
+    for fmt, f in s["formats"].items():
+        by_e, by_p = ranked[fmt]
+        if by_e or pairs[fmt] or s["top_plds_by_format"][fmt]["by_triples"]:
+            _format_section(doc, fmt, f, (by_e, by_p), pairs[fmt], s["top_plds_by_format"][fmt], images)
+    _errors(doc, s["errors"], images)
+    doc.append(("p", "Full tables: classes.csv, class_properties.csv and subsets.csv; everything above: "
+                     "summary.json. Schema.org classes are counted as one whether pages wrote http or https."))
+    return doc
+
+
+def _overview(doc: list, o: dict, images: dict) -> None:
     doc.append(("h", 2, "Overview"))
     rows = [
         ("archives", num(o["archives"])),
@@ -59,6 +79,8 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
                          "count PLDs: their domains and classes per PLD are missing; extract them again to count them."))
     _img(doc, images, "overview", "Pages and domains")
 
+
+def _formats(doc: list, s: dict, images: dict) -> None:
     doc.append(("h", 2, "Formats"))
     doc.append(("p", "Pages and PLDs with at least one triple of the format; typed entities are distinct "
                      "subjects with an rdf:type, per page."))
@@ -71,46 +93,43 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
                           "triples / PLD", "extracted"], rows, {1, 2, 3, 4, 5, 6, 7}))
     _img(doc, images, "formats", "Per format")
 
-    if s["top_plds"]["by_triples"]:
-        doc.append(("h", 2, "Top PLDs, all formats"))
-        doc += _pld_tables(s["top_plds"])
-        _img(doc, images, "plds", "Top PLDs")
 
-    if s.get("subsets"):
-        doc.append(("h", 2, "Schema.org class subsets"))
-        doc.append(("p", "Per configured class, the pages with a microdata or JSON-LD entity of the class or a "
-                         "subclass, those entities, the quads of its dataset (quadfleet subsets) and the PLDs of "
-                         "the pages. Counted per input and per format: a URL captured by several archives counts "
-                         "once per archive here but once in the merged dataset, and an entity in both formats "
-                         "twice here, so these figures are at least the merged datasets' summary figures."))
-        doc.append(("table", ["class", "pages", "entities", "quads", "PLDs"],
-                    [(r["class"], num(r["pages"]), num(r["entities"]), num(r["quads"]),
-                      est(r["plds"], r["plds_bounds"])) for r in s["subsets"]], {1, 2, 3, 4}))
+def _subsets(doc: list, rows: list) -> None:
+    doc.append(("h", 2, "Schema.org class subsets"))
+    doc.append(("p", "Per configured class, the pages with a microdata or JSON-LD entity of the class or a "
+                     "subclass, those entities, the quads of its dataset (quadfleet subsets) and the PLDs of "
+                     "the pages. Counted per input and per format: a URL captured by several archives counts "
+                     "once per archive here but once in the merged dataset, and an entity in both formats "
+                     "twice here, so these figures are at least the merged datasets' summary figures."))
+    doc.append(("table", ["class", "pages", "entities", "quads", "PLDs"],
+                [(r["class"], num(r["pages"]), num(r["entities"]), num(r["quads"]),
+                  est(r["plds"], r["plds_bounds"])) for r in rows], {1, 2, 3, 4}))
 
-    for fmt, f in s["formats"].items():
-        by_e, by_p = ranked[fmt]
-        if not (by_e or pairs[fmt] or s["top_plds_by_format"][fmt]["by_triples"]):
-            continue
-        doc.append(("h", 2, f"{fmt}"))
-        doc.append(("p", f"{plural(f['pages'], 'page')}, {est(f['plds'], f['plds_bounds'])} "
-                         f"{noun(f['plds'], 'PLD')}, {plural(f['classes'], 'class', 'classes')}."))
-        _img(doc, images, f"classes-{fmt}", f"{fmt} classes")
-        if by_e:
-            doc.append(("h", 3, "Top classes by entities"))
-            doc.append(("table", ["class", "entities", "PLDs"],
-                        [(r["class"], num(r["entities"]), est(r["plds"], r["plds_bounds"])) for r in by_e], {1, 2}))
-            doc.append(("h", 3, "Top classes by PLDs"))
-            doc.append(("table", ["class", "PLDs", "entities"],
-                        [(r["class"], est(r["plds"], r["plds_bounds"]), num(r["entities"])) for r in by_p], {1, 2}))
-        if pairs[fmt]:
-            doc.append(("h", 3, "Top class/property pairs by entities"))
-            doc.append(("table", ["class", "property", "entities"],
-                        [(r["class"], r["property"], num(r["entities"])) for r in pairs[fmt]], {2}))
-        if s["top_plds_by_format"][fmt]["by_triples"]:
-            doc += _pld_tables(s["top_plds_by_format"][fmt], level=3)
-            _img(doc, images, f"plds-{fmt}", f"{fmt} top PLDs")
 
-    e = s["errors"]
+def _format_section(doc: list, fmt: str, f: dict, ranked: tuple, pairs: list, tops: dict, images: dict) -> None:
+    """One format's heading, its classes by entities and by PLDs, its class/property pairs and its top PLDs."""
+    by_e, by_p = ranked
+    doc.append(("h", 2, f"{fmt}"))
+    doc.append(("p", f"{plural(f['pages'], 'page')}, {est(f['plds'], f['plds_bounds'])} "
+                     f"{noun(f['plds'], 'PLD')}, {plural(f['classes'], 'class', 'classes')}."))
+    _img(doc, images, f"classes-{fmt}", f"{fmt} classes")
+    if by_e:
+        doc.append(("h", 3, "Top classes by entities"))
+        doc.append(("table", ["class", "entities", "PLDs"],
+                    [(r["class"], num(r["entities"]), est(r["plds"], r["plds_bounds"])) for r in by_e], {1, 2}))
+        doc.append(("h", 3, "Top classes by PLDs"))
+        doc.append(("table", ["class", "PLDs", "entities"],
+                    [(r["class"], est(r["plds"], r["plds_bounds"]), num(r["entities"])) for r in by_p], {1, 2}))
+    if pairs:
+        doc.append(("h", 3, "Top class/property pairs by entities"))
+        doc.append(("table", ["class", "property", "entities"],
+                    [(r["class"], r["property"], num(r["entities"])) for r in pairs], {2}))
+    if tops["by_triples"]:
+        doc += _pld_tables(tops, level=3)
+        _img(doc, images, f"plds-{fmt}", f"{fmt} top PLDs")
+
+
+def _errors(doc: list, e: dict, images: dict) -> None:
     doc.append(("h", 2, "Errors"))
     if e["by_kind"]:
         doc.append(("p", "Problems counted while reading (pages, blocks or triples skipped; the archives were "
@@ -132,9 +151,6 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         doc.append(("h", 3, "Committed inputs whose statistics could not be read"))
         doc.append(("table", ["input id", "reason"], [(r["input_id"], r["reason"]) for r in e["unreadable_stats"]],
                     set()))
-    doc.append(("p", "Full tables: classes.csv, class_properties.csv and subsets.csv; everything above: "
-                     "summary.json. Schema.org classes are counted as one whether pages wrote http or https."))
-    return doc
 
 
 def _pld_tables(tops: dict, level: int = 3) -> list:

@@ -54,9 +54,17 @@ def open_store(url: str):
         from ...worker.output.s3 import S3Store
 
         return S3Store(url, scratch=tempfile.gettempdir())
-    from ...worker.output.layout import LocalStore
+    from ...worker.output.store import LocalStore
 
     return LocalStore(url)
+
+
+def nothing_committed(store, out: str, command: str, what: str) -> str:
+    """The line ``stats``, ``subsets`` and ``tables`` refuse an output without a committed input with (the
+    same words for each): how many inputs failed and where it says why, or that no input was ever committed."""
+    failed = sum(1 for key in store.list("errors/") if key.endswith(".json") and key.count("/") == 1)
+    why = f", {failed:,} failed (why: {out.rstrip('/')}/errors/)" if failed else " (no done/<id> markers)"
+    return f"{command}: {out}: no committed input{why}: nothing to {what}"
 
 
 def _add_into(dst: dict, src: dict) -> None:

@@ -41,18 +41,37 @@ def charts_available() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
+def charts_hint() -> str:
+    """The command that brings the charts, for the way quadfleet is installed: from a checkout (editable, or
+    on the path) or from a folder or archive (PEP 610's ``direct_url.json``: a fleet's shipped package),
+    ``quadfleet[report]`` would fetch quadfleet itself from the package index, so matplotlib alone; from the
+    index, the extra (it knows the version matplotlib needs)."""
+    from importlib import metadata
+
+    import quadfleet
+
+    if (Path(quadfleet.__file__).resolve().parents[1] / "pyproject.toml").exists():
+        return "pip install matplotlib"
+    try:
+        direct = metadata.distribution("quadfleet").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        direct = "not installed"
+    return "pip install matplotlib" if direct else "pip install 'quadfleet[report]'"
+
+
 def write_report(summary: dict, part: Partial, out_dir: str | Path) -> list[Path]:
-    """Write summary.json, index.md, index.html, charts/*.png, classes.csv, class_properties.csv and subsets.csv into
-    ``out_dir``; the files written."""
+    """Write summary.json, index.md, index.html, charts/*.png (with matplotlib), classes.csv,
+    class_properties.csv and subsets.csv into ``out_dir``; the files written."""
     out = Path(out_dir)
     charts = out / CHART_DIR
-    charts.mkdir(parents=True, exist_ok=True)
+    drawn = charts_available()
+    out.mkdir(parents=True, exist_ok=True)
+    if drawn:
+        charts.mkdir(exist_ok=True)
     top = summary["top"]
     written = []
     ranked, pairs = _sections(summary, part, top)
     images: dict[str, str] = {}
-
-    drawn = charts_available()
 
     def chart(name: str, fn, *args) -> None:
         if not drawn:
@@ -128,7 +147,8 @@ def run_stats(out: str, report_dir: str | None = None, top: int = 20, mode: str 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ...worker.errors import QuadfleetError
-    from .stats import DEFAULT_LG_K, EXACT_LIMIT, aggregate, list_run, open_store, read_failures
+    from .stats import (DEFAULT_LG_K, EXACT_LIMIT, aggregate, list_run, nothing_committed, open_store,
+                        read_failures)
     from .summary import summarize
 
     remote = out.startswith("s3://")
@@ -136,8 +156,8 @@ def run_stats(out: str, report_dir: str | None = None, top: int = 20, mode: str 
         raise QuadfleetError(f"stats: {out}: no such output directory")
     store = open_store(out)
     listing = list_run(store)
-    if not listing.committed and not listing.failed:
-        raise QuadfleetError(f"stats: {out}: no committed input (no done/<id> markers): nothing to report")
+    if not listing.committed:  # as `subsets` and `tables` do: a report of failures alone would look empty
+        raise QuadfleetError(nothing_committed(store, out, "stats", "report"))
     sketch = mode == "sketch" or (mode == "auto" and len(listing.committed) > EXACT_LIMIT)
     progress = Progress(TextColumn("[bold]stats"), BarColumn(), MofNCompleteColumn(), TextColumn("inputs"),
                         TimeElapsedColumn(), console=console, disable=not show_progress)
@@ -148,8 +168,8 @@ def run_stats(out: str, report_dir: str | None = None, top: int = 20, mode: str 
     failures = read_failures(store, list(listing.failed))
     summary = summarize(part, listing, failures, out, top)
     if not charts_available() and console is not None:
-        console.print("stats: the report has no charts: matplotlib is not installed (pip install "
-                      "'quadfleet[report]')", markup=False, highlight=False, soft_wrap=True)
+        console.print(f"stats: the report has no charts: matplotlib is not installed ({charts_hint()})",
+                      markup=False, highlight=False, soft_wrap=True)
     if report_dir is not None or not remote:
         target = Path(report_dir) if report_dir is not None else Path(out) / "report"
         write_report(summary, part, target)

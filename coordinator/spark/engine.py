@@ -32,10 +32,9 @@ from ...worker.errors import QuadfleetError
 from ...worker.output.layout import done_key
 from ...worker.output.scratch import RunScratch
 from ...worker.pipeline.process import hostname, record_failure
-from ..engine import NoProgress, RunResult, announce, begin_run, fold, output_store, progress_bar, run_one, \
-    scratch_base
+from ..engine import RunResult, announce, begin_run, fold, output_store, progress_display, run_one, scratch_base
 from ..interrupts import term_interrupts
-from ..screen import lines, rich_console
+from ..screen import lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -116,7 +115,7 @@ def _extract(sc, store, todo: list[InputSpec], out: str, config: Config, result:
         except BaseException as exc:  # said by the driver's thread, below
             ended.append(exc)
 
-    progress = progress_bar(rich_console(console)) if show_progress else NoProgress(console)
+    progress = progress_display(console, show_progress)
     task = progress.add_task("extract", total=len(todo), pages=0, rate="0")
     seen = pages = 0
 

@@ -70,7 +70,8 @@ def input_rows(job: tuple[str, str, tuple[str, ...]]):
     import pyarrow.compute as pc
 
     from ...worker.output.compression import read_lines
-    from ...worker.output.layout import pages_key, read_page_index
+    from ...worker.output.layout import pages_key
+    from ...worker.output.pageindex import read_page_index
     from ...worker.output.tables import SCHEMA, fetch_timestamp, quad_columns
     from ...worker.pipeline.domains import PldCache
     from ...worker.pipeline.process import host_of

@@ -80,6 +80,11 @@ def spark_session(master: str | None = None):
         if not os.environ.get("PYSPARK_PYTHON"):
             builder = builder.config("spark.pyspark.python", sys.executable)
         builder = builder.config("spark.ui.showConsoleProgress", "false")
+        # Executors start as `python -m pyspark.daemon`, the current folder first on their sys.path: a folder
+        # named quadfleet there (the clone, seen from its parent) would shadow the package. Python 3.11's safe
+        # path leaves it out (3.10 has none: there, start a run elsewhere).
+        if sys.version_info >= (3, 11):
+            builder = builder.config("spark.executorEnv.PYTHONSAFEPATH", "1")
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # pyspark's errors for a JVM that will not start are not one class

@@ -33,6 +33,9 @@ run does), deletes the class's runs and range files, and, when it is the last cl
 written: a worker killed in between makes the stage sent twice, which costs a task, never a wrong output
 (a copy of a class's task that comes once the class is published does nothing, one that comes once the job
 is gone finds no ``job.json`` and does nothing either).
+
+This module holds the job and the command's side (start, progress, the pointers under OUT), and
+:func:`handle_task`, which runs one task message; the stages themselves are :mod:`.fleet_tasks`.
 """
 from __future__ import annotations
 
@@ -42,8 +45,9 @@ import shutil
 import time
 from pathlib import Path
 
-from ...worker.errors import Interrupted, QuadfleetError
+from ...worker.errors import QuadfleetError
 from .dest import SUMMARY
+from .fleet_tasks import STAGES, Context, maybe_json, message, published, ref_doc, task_name
 
 log = logging.getLogger("quadfleet.worker")
 MERGE_DIR = ".merge"
@@ -58,15 +62,6 @@ class TaskError(QuadfleetError):
 
 def job_url(dest: str, fingerprint: str) -> str:
     return f"{dest.rstrip('/')}/{MERGE_DIR}/{fingerprint[:20]}"
-
-
-def message(task: str, job: str, **fields) -> str:
-    return json.dumps({"quadfleet": 1, "task": task, "job": job, **fields}, separators=(",", ":"))
-
-
-def task_name(doc: dict, stage: str) -> str:
-    """``subsets-plan``, ``tables-range``, ...: the job's kind (its command) and the stage."""
-    return f"{doc.get('kind', 'subsets')}-{stage}"
 
 
 # -- the command's side: send the runs tasks, then wait -----------------------------------------------------
@@ -85,7 +80,7 @@ def start(plan, out: str, dest: str, queue_url: str, send, kind: str = "subsets"
     opts = plan.opts
     groups = list(groups if groups is not None else plan.inputs.groups(opts.memory_bytes))
     for i, group in enumerate(groups):
-        store.put_bytes(f"groups/g{i:05d}.json", json.dumps([_ref_doc(ref) for ref in group]).encode())
+        store.put_bytes(f"groups/g{i:05d}.json", json.dumps([ref_doc(ref) for ref in group]).encode())
     if options is None:
         options = {"chunk_bytes": opts.chunk_bytes, "sample_pages": opts.sample_pages,
                    "compression": opts.compression, "level": opts.level, "memory_bytes": opts.memory_bytes,
@@ -117,17 +112,6 @@ def jobs_of(store) -> list[dict]:
     return sorted(docs, key=lambda d: d.get("started", 0))
 
 
-def _ref_doc(ref) -> dict:
-    return {"id": ref.id, "pages": ref.pages, "data": ref.data, "legacy": ref.legacy}
-
-
-def _ref(doc: dict):
-    from .inputs import InputRef
-
-    return InputRef(doc["id"], tuple(doc["pages"]) if doc["pages"] else None,
-                    tuple(tuple(d) if d else None for d in doc["data"]), tuple(tuple(x) for x in doc["legacy"]))
-
-
 def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> dict:
     """Where the job stands: runs tasks committed, classes planned and complete, ranges merged, failures.
     ``planned``: the range counts of plans already read (kept by the caller: a plan does not change, and
@@ -141,7 +125,7 @@ def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> 
     # job.json first, DEST/summary.json then: the last finish writes the summary before it deletes the job,
     # so a job found gone is seen finished (read the other way round, a look between the two would see
     # neither)
-    doc = _maybe(store, "job.json")
+    doc = maybe_json(store, "job.json")
     try:
         state["finished"] = json.loads(top.read_bytes(SUMMARY)).get("fingerprint") == fingerprint
     except (FileNotFoundError, ValueError):
@@ -154,11 +138,11 @@ def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> 
     keys = {k: None for folder in ("runs-done/", "classes", "errors/") for k in store.list(folder)}
     state["runs_done"] = sum(k.startswith("runs-done/") for k in keys)
     if "classes.json" in keys:
-        state["classes"] = _maybe(store, "classes.json")
+        state["classes"] = maybe_json(store, "classes.json")
     for key in keys:  # a key listed may be gone when read (a finished class's files are deleted): skipped
         if key.startswith("classes/") and key.endswith("/plan.json"):
             if key not in planned:
-                plan = _maybe(store, key)
+                plan = maybe_json(store, key)
                 if plan is None:
                     continue
                 planned[key] = plan["count"]
@@ -166,20 +150,12 @@ def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> 
         elif key.startswith("classes/") and "/ranges/" in key and key.endswith(".json"):
             state["ranges_done"] += 1
         elif key.startswith("errors/") and key.endswith(".json"):
-            err = _maybe(store, key) or {}
+            err = maybe_json(store, key) or {}
             final = err.get("permanent") or err.get("attempt", 1) >= (err.get("max_receive_count") or 1 << 30)
             state["errors"].append((key[7:-5], err.get("reason", ""), bool(final)))
     state["complete"] = [c for c in state["classes"] or ()
                          if (_summary(top, c) or {}).get("fingerprint") == fingerprint]
     return state
-
-
-def _maybe(store, key: str):
-    """A JSON object of the job, or None if it was deleted since it was listed."""
-    try:
-        return json.loads(store.read_bytes(key))
-    except (FileNotFoundError, ValueError):
-        return None
 
 
 def _summary(store, cls: str) -> dict | None:
@@ -190,17 +166,6 @@ def _summary(store, cls: str) -> dict | None:
 
 
 # -- the worker's side: one task message ----------------------------------------------------------------------
-
-class Context:
-    """What a task needs from the worker: scratch, a stop flag, and a way to send the next tasks."""
-
-    def __init__(self, scratch: str, stopping, send):
-        self.scratch, self.stopping, self.send = Path(scratch), stopping, send
-
-    def check(self, *_):
-        if self.stopping():
-            raise Interrupted("stopping")
-
 
 def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send) -> None:
     """Run one merge task (``quadfleet work`` calls this for a task message). Raises Interrupted on a stop,
@@ -222,285 +187,12 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
         kind, stage = task.split("-", 1)
         if kind != doc.get("kind", "subsets"):
             raise TaskError(f"a {task} task for a {doc.get('kind', 'subsets')} job")
-        if stage in ("plan", "compact", "range") and _published(open_dest(doc["dest"], ctx.scratch), doc,
-                                                                  fields["class"]):
+        if stage in ("plan", "compact", "range") and published(open_dest(doc["dest"], ctx.scratch), doc,
+                                                                 fields["class"]):
             log.info("%s: %s is published: a late copy, nothing to do", task, fields["class"])
             return
-        {"runs": _runs, "compact": _compact, "plan": _plan, "range": _range, "finish": _finish}[stage](
-            store, job, doc, fields, ctx)
+        STAGES[stage](store, job, doc, fields, ctx)
     except InputFileError as exc:
         raise TaskError(str(exc)) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _published(dest, doc: dict, cls: str) -> bool:
-    """Whether this job has published ``cls`` in ``dest``. A stage is sent before its ``stage/`` marker is
-    written, so a worker killed in between has it sent again, and that copy can come after the class's finish
-    has removed its files: it must then do nothing (redone, a plan would read files that are gone and fail the
-    task, or write under a job already removed)."""
-    return (dest.read_summary(cls) or {}).get("fingerprint") == doc["fingerprint"]
-
-
-def _options(doc: dict):
-    if doc.get("kind") == "tables":
-        from ..tables.options import TableOptions
-
-        return TableOptions(**{**doc["options"], "classes": tuple(doc["options"]["classes"])})
-    from .merge import MergeOptions
-
-    return MergeOptions(**doc["options"])
-
-
-def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
-    """Sort a group of inputs into runs per class, upload them, commit ``runs-done/gNNNNN.json``."""
-    from .runs import make_runs
-    from .tasks import fetcher
-
-    i = fields["group"]
-    name = f"g{i:05d}"
-    if not store.exists(f"runs-done/{name}.json"):
-        opts = _options(doc)
-        group = [_ref(r) for r in json.loads(store.read_bytes(f"groups/{name}.json"))]
-        fetch = fetcher(doc["out"], ctx.scratch)
-        if doc.get("kind") == "tables":
-            from ..tables.runs import make_table_runs
-
-            res = make_table_runs(group, fetch, ctx.scratch, opts.memory_bytes, name, opts.classes,
-                                  frozenset(doc["skip"]), ctx.check)
-        else:
-            res = make_runs(group, fetch, ctx.scratch, opts.memory_bytes, name, opts.mode, frozenset(doc["skip"]),
-                            ctx.check)
-        keys = {}
-        for cls, paths in res.pop("runs").items():
-            keys[cls] = []
-            for k, path in enumerate(paths):
-                key = f"runs/{cls}/{name}-{k:04d}.zst"
-                store.put_file(key + ".idx", f"{path}.idx")
-                store.put_file(key, path)
-                keys[cls].append(key)
-        store.put_bytes(f"runs-done/{name}.json", json.dumps({**res, "runs": keys}).encode())
-    if len(store.list("runs-done/")) == doc["groups"] and not store.exists("stage/plan"):
-        _send_plans(store, job, doc, ctx)
-
-
-def _send_plans(store, job: str, doc: dict, ctx: Context) -> None:
-    """Every runs task is committed: each class's figures summed once over their commits (as a local run
-    sums its runs tasks' results) into ``classes/<Class>/runs.json``, then one plan task per class."""
-    from .schedule import ClassWork
-
-    classes: dict[str, ClassWork] = {}
-    for key in sorted(store.list("runs-done/")):
-        res = json.loads(store.read_bytes(key))
-        for name in res["runs"]:
-            (classes.get(name) or classes.setdefault(name, ClassWork(name))).add(res)
-    order = sorted(classes.values(), key=lambda cl: (-cl.quads, cl.name))
-    for cl in order:
-        store.put_bytes(f"classes/{cl.name}/runs.json", json.dumps(
-            {**{k: getattr(cl, k) for k in ("runs", "quads", "bad_lines", "inputs", "line_bytes", "packed", "raw")},
-             "columns": sorted(cl.columns)}).encode())
-    store.put_bytes("classes.json", json.dumps([cl.name for cl in order]).encode())
-    for cl in order:
-        ctx.send(message(task_name(doc, "plan"), job, **{"class": cl.name}))
-    store.put_bytes("stage/plan", str(time.time()).encode())
-
-
-def _plan(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
-    """Cut a class into PLD ranges from its runs' indexes, mark the class incomplete, send its range tasks."""
-    from .dest import open_dest
-    from .ranges import plan
-    from .schedule import ClassWork
-
-    cls = fields["class"]
-    key = f"classes/{cls}/plan.json"
-    if not store.exists(key):
-        got = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))
-        runs, level = _current_runs(store, cls, got)
-        opts = _options(doc)
-        if len(runs) > opts.fan_in:
-            _send_compacts(store, job, doc, cls, runs, level, opts.fan_in, ctx)
-            return
-        got["runs"] = runs
-        paths = []
-        for n, run in enumerate(got["runs"]):
-            path = ctx.scratch / f"run{n:05d}.zst"
-            store.download(run + ".idx", f"{path}.idx")
-            paths.append(path)
-        ranges = plan(paths, ClassWork(cls, **got).sizing(_options(doc)))
-        open_dest(doc["dest"], ctx.scratch).store.delete(f"{cls}/{SUMMARY}")  # incomplete from here on
-        store.put_bytes(key, json.dumps({
-            "count": len(ranges), "runs": got["runs"],
-            "ranges": [{"lo": _text(kr.lo), "hi": _text(kr.hi), "spans": kr.spans} for kr in ranges]}).encode())
-    if not store.exists(f"stage/{cls}/ranges"):
-        count = json.loads(store.read_bytes(key))["count"]
-        for r in range(count):
-            ctx.send(message(task_name(doc, "range"), job, **{"class": cls, "range": r}))
-        store.put_bytes(f"stage/{cls}/ranges", str(time.time()).encode())
-
-
-def _current_runs(store, cls: str, got: dict) -> tuple[list[str], int]:
-    """The class's runs now (the last compaction's, else the runs tasks') and the next compaction level."""
-    try:
-        done = json.loads(store.read_bytes(f"classes/{cls}/compacted.json"))
-    except FileNotFoundError:
-        return got["runs"], 0
-    return done["runs"], done["level"] + 1
-
-
-def _send_compacts(store, job: str, doc: dict, cls: str, runs: list[str], level: int, fan_in: int,
-                   ctx: Context) -> None:
-    """More runs than the fan-in: merge them ``fan_in`` at a time first (as a local run does), so that
-    each range task fetches a few spans, not one ranged GET per run the runs tasks wrote. The groups are
-    written once (``classes/<Class>/compact/L.json``), then one compact task per group is sent."""
-    key = f"classes/{cls}/compact/{level}.json"
-    if not store.exists(key):
-        count = -(-len(runs) // fan_in)
-        store.put_bytes(key, json.dumps([runs[i * len(runs) // count:(i + 1) * len(runs) // count]
-                                         for i in range(count)]).encode())
-    if not store.exists(f"stage/{cls}/compact-{level}"):
-        for g in range(len(json.loads(store.read_bytes(key)))):
-            ctx.send(message(task_name(doc, "compact"), job, **{"class": cls, "level": level, "group": g}))
-        store.put_bytes(f"stage/{cls}/compact-{level}", str(time.time()).encode())
-
-
-def _compact(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
-    """Merge one group of a class's runs into one run (uploaded with its index, then its commit). The last
-    group of a level records the level's runs in ``compacted.json``, deletes the runs they were made of,
-    and sends the class's plan task again (which plans it, or compacts once more)."""
-    from .extsort import compact
-
-    cls, level, g = fields["class"], fields["level"], fields["group"]
-    groups = json.loads(store.read_bytes(f"classes/{cls}/compact/{level}.json"))
-    out = f"runs/{cls}/c{level:02d}-{g:05d}.zst"
-    done = f"classes/{cls}/compact/{level}-done/{g:05d}"
-    if not store.exists(done):
-        paths = []
-        for n, run in enumerate(groups[g]):
-            path = ctx.scratch / f"run{n:05d}.zst"
-            store.download(run, str(path))
-            paths.append(path)
-            ctx.check()
-        made = compact(paths, ctx.scratch, "c", _options(doc).fan_in)
-        store.put_file(out + ".idx", f"{made}.idx")
-        store.put_file(out, str(made))
-        store.put_bytes(done, b"")
-    if len(store.list(f"classes/{cls}/compact/{level}-done/")) == len(groups) \
-            and not store.exists(f"stage/{cls}/compacted-{level}"):
-        store.put_bytes(f"classes/{cls}/compacted.json", json.dumps(
-            {"level": level, "runs": [f"runs/{cls}/c{level:02d}-{n:05d}.zst" for n in range(len(groups))]}).encode())
-        for run in (run for group in groups for run in group):
-            store.delete(run)
-            store.delete(run + ".idx")
-        ctx.send(message(task_name(doc, "plan"), job, **{"class": cls}))
-        store.put_bytes(f"stage/{cls}/compacted-{level}", str(time.time()).encode())
-
-
-def _text(key: bytes | None) -> str | None:
-    return None if key is None else key.decode("utf-8", "surrogateescape")
-
-
-def _bytes(text: str | None) -> bytes | None:
-    return None if text is None else text.encode("utf-8", "surrogateescape")
-
-
-def _range(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
-    """Merge one range: its spans of each run fetched by byte range, its part put in DEST, its files under
-    the job (the figures last)."""
-    from .dest import open_dest
-    from .extsort import Span
-    from .merge import RANGES_DIR, merge_range
-
-    cls, r = fields["class"], fields["range"]
-    stem = f"classes/{cls}/ranges/{r:05d}"
-    planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
-    if not store.exists(f"{stem}.json"):
-        opts = _options(doc)
-        kr = planned["ranges"][r]
-        lo, hi = _bytes(kr["lo"]), _bytes(kr["hi"])
-        spans = []
-        for n, start, end in kr["spans"]:
-            path = ctx.scratch / f"span{n:05d}.zst"
-            store.download_range(planned["runs"][n], start, end, path)
-            spans.append(Span(path, 0, end - start, lo, hi))
-            ctx.check()
-        build = ctx.scratch / "build"
-        build.mkdir()
-        dest = open_dest(doc["dest"], ctx.scratch)
-        if doc.get("kind") == "tables":
-            from ..tables.write import merge_range as merge_tables_range
-
-            columns = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))["columns"]
-            merge_tables_range(cls, r, spans, ctx.scratch, build, opts, columns,
-                               on_file=lambda path, name: dest.part_done(cls, path, name), progress=ctx.check)
-        else:
-            merge_range(cls, r, spans, ctx.scratch, build, opts, on_part=lambda path: dest.part_done(cls, path),
-                        progress=ctx.check)
-        folder = build / RANGES_DIR
-        made = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != f"{r:05d}.json")
-        for path in made + [folder / f"{r:05d}.json"]:  # the figures last: the range's commit
-            store.put_file(f"classes/{cls}/ranges/{path.relative_to(folder).as_posix()}", str(path))
-    done = sum(k.endswith(".json") for k in store.list(f"classes/{cls}/ranges/"))
-    if done == planned["count"] and not store.exists(f"stage/{cls}/finish"):
-        ctx.send(message(task_name(doc, "finish"), job, **{"class": cls}))
-        store.put_bytes(f"stage/{cls}/finish", str(time.time()).encode())
-
-
-def _publish(store, doc: dict, cls: str, dest, ctx: Context) -> None:
-    """Join the class's ranges and publish it, summary last (unless this job has published it already)."""
-    from .merge import RANGES_DIR
-    from .tasks import summary_extra, task_finish
-
-    if _published(dest, doc, cls):
-        return
-    planned = json.loads(store.read_bytes(f"classes/{cls}/plan.json"))
-    count = planned["count"]
-    got = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))
-    opts = _options(doc)
-    build = ctx.scratch / "build"
-    (build / RANGES_DIR).mkdir(parents=True)
-    base = f"classes/{cls}/ranges/"
-    for key in store.list(base):  # each range's files, in their folders (a table range's key runs)
-        target = build / RANGES_DIR / key[len(base):]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        store.download(key, str(target))
-    finish = task_finish
-    if doc.get("kind") == "tables":
-        from ..tables.tasks import task_table_finish as finish
-    finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
-           summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
-                         fleet=True, compacted_to=len(planned["runs"])))
-
-
-def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
-    """Join the class's ranges and publish it (summary last); remove its runs and range files; the last
-    class also writes DEST/summary.json and removes the job."""
-    from .dest import open_dest
-    from .run import write_top
-
-    cls = fields["class"]
-    dest = open_dest(doc["dest"], ctx.scratch)
-    try:
-        _publish(store, doc, cls, dest, ctx)
-    except FileNotFoundError:  # the range files went while read: another copy of this task published the
-        if not _published(dest, doc, cls):  # class meanwhile (two last ranges can each send the finish)
-            raise
-    for folder in (f"runs/{cls}/", f"classes/{cls}/"):
-        for key in store.list(folder):
-            store.delete(key)
-    order = _maybe(store, "classes.json")
-    if order is None:  # the job is being removed by the last class's finish: a late copy
-        return
-    if all(_published(dest, doc, c) for c in order):
-        names = sorted(set(order) | set(doc["skip"]))
-        if doc.get("kind") == "tables":
-            from ..tables.run import TablesResult, write_top as write_tables_top
-
-            empty = sorted(set(doc["options"]["classes"]) - set(names))
-            write_tables_top(dest, doc["out"], doc["dest"], TablesResult(doc["dest"], inputs=doc["inputs"]), names,
-                             empty, doc["fingerprint"])
-        else:
-            write_top(dest, doc["out"], doc["dest"], doc["inputs"], names, {}, doc["fingerprint"])
-        for key in store.list(""):
-            if key != "job.json":
-                store.delete(key)
-        store.delete("job.json")  # last: a late duplicate task then finds the merge finished

@@ -12,6 +12,7 @@ import time
 from ..screen import plural
 from .fleet import POLL, progress, start
 from .run import SubsetsError, prepare, say_skipped
+from .schedule import reading
 
 
 def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console, show_progress: bool,
@@ -28,7 +29,8 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
         groups, options = data_groups(plan.inputs, opts.memory_bytes), fleet_options(opts)
     else:
         plan = prepare(out, dest, opts)
-    say_skipped(console, plan.skipped)
+        groups = plan.inputs.groups(plan.opts.memory_bytes)
+    say_skipped(console, plan.skipped, plan.notes, "made" if kind == "tables" else "merged")
     if plan.everything:
         console.print(f"every class of {out} is already merged in {dest}", markup=False, highlight=False)
         return 0
@@ -40,10 +42,11 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
                 f"{queue_url}: cannot send a task")
         sent[0] += 1
 
+    groups = list(groups)
     job, new = start(plan, out, dest, queue_url, send, kind, groups, options)
-    if new:
-        console.print(f"merge job {job}: {plural(sent[0], 'runs task')} sent to {queue_url} "
-                      f"({plural(len(plan.inputs.committed.ids), 'input')}); `quadfleet work` runs them",
+    if new:  # the inputs counted as a local merge says them (schedule.reading)
+        console.print(f"merge job {job}: {plural(sent[0], 'runs task')} sent to {queue_url} (reading "
+                      f"{reading(sum(map(len, groups)), len(plan.inputs.committed.ids))}); `quadfleet work` runs them",
                       markup=False, highlight=False, soft_wrap=True)
     else:
         console.print(f"merge job {job} is already under way: waiting for it", markup=False, highlight=False,

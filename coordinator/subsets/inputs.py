@@ -116,12 +116,13 @@ class MergeInputs:
             yield InputRef(iid, pages, tuple(data), tuple(old))
 
     def groups(self, target: int) -> Iterator[list[InputRef]]:
-        """Groups of inputs of about ``target`` bytes (at least one input each), in id order."""
+        """Groups of inputs of about ``target`` bytes (at least one input each), in id order: the inputs with
+        JSON-LD or microdata (their page index to cut it by), or the old class files."""
         group: list[InputRef] = []
         held = 0
         for ref in self.refs():
-            if ref.pages is None and not ref.legacy:
-                continue  # nothing to read: no index, no old files
+            if not ref.legacy and (ref.pages is None or not any(ref.data)):
+                continue  # nothing a class could get: no index, no JSON-LD or microdata, no old files
             group.append(ref)
             held += ref.bytes
             if held >= target:

@@ -80,27 +80,29 @@ class Plan:
     done: set[str]                     # classes complete with this fingerprint
     everything: bool                   # nothing to read: every class of these inputs is complete
     skipped: list[str]
+    notes: list[str] = field(default_factory=list)   # said before the work: what it will redo, and why
 
 
 def prepare(out: str, dest: str, opts: MergeOptions) -> Plan:
     """List OUT's committed inputs and DEST's complete classes: SubsetsError when there is nothing to merge."""
-    from ..report.stats import open_store
+    from ..report.stats import nothing_committed, open_store
 
     check_locations(out, dest)
     store = open_store(out)
     committed = list_committed(store)
     if not committed.ids:
-        raise SubsetsError(f"subsets: {out}: no committed input (no done/<id> markers): nothing to merge")
+        raise SubsetsError(nothing_committed(store, out, "subsets", "merge"))
     dest_store = open_dest(dest, None)
     inputs = list_inputs(store, committed)
     opts = _with_mode(opts, store, committed, inputs, out)
     fingerprint = inputs.fingerprint(opts.identity())
-    done = complete(dest_store, fingerprint)
+    made = fingerprints(dest_store)
+    done = {name for name, fp in made.items() if fp == fingerprint}
     top = dest_store.read_top() or {}
     known = set(top.get("classes") or ()) | set(top.get("failed") or ())
     everything = top.get("fingerprint") == fingerprint and known <= done
     return Plan(store, dest_store, inputs, opts, fingerprint, done, everything,
-                sorted(known if everything else done))
+                sorted(known if everything else done), remade_notes(made, done, dest, "merged"))
 
 
 def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp: str | None = None,
@@ -113,10 +115,11 @@ def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp
     plan = prepare(out, dest, opts)
     opts = plan.opts
     result = SubsetsResult(dest=dest, inputs=len(plan.inputs.committed.ids), skipped=plan.skipped)
-    say_skipped(console, result.skipped)
+    say_skipped(console, result.skipped, plan.notes)
     if not plan.everything:
         run_job(_job(out, dest, opts, frozenset(plan.done)), dest, opts, processes, plan.fingerprint,
-                plan.inputs.groups(opts.memory_bytes), tmp, console, show_progress and console.is_terminal, result)
+                plan.inputs.groups(opts.memory_bytes), tmp, console, show_progress and console.is_terminal, result,
+                result.inputs)
         if not result.merged and not result.skipped and not result.failed:
             raise SubsetsError(f"subsets: {out}: no page of a committed input belongs to a schema.org class: "
                                "extract with [subsets] classes configured first")
@@ -126,10 +129,23 @@ def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp
     return result
 
 
-def say_skipped(console, skipped: list[str]) -> None:
+def say_skipped(console, skipped: list[str], notes: list[str] = (), verb: str = "merged") -> None:
+    """Before the work: the classes skipped, and what the plan's ``notes`` say it will redo."""
     if skipped:
-        console.print(f"skipping {plural(len(skipped), 'class', 'classes')} already merged from the same "
+        console.print(f"skipping {plural(len(skipped), 'class', 'classes')} already {verb} from the same "
                       f"inputs and settings: {', '.join(skipped)}", markup=False, highlight=False, soft_wrap=True)
+    for note in notes:
+        console.print(note, markup=False, highlight=False, soft_wrap=True)
+
+
+def remade_notes(made: dict[str, str | None], done: set[str], dest: str, verb: str) -> list[str]:
+    """One line naming the complete classes under DEST that the run makes again, their fingerprint being
+    another's (other inputs or settings); none if there are none."""
+    again = sorted(name for name, fp in made.items() if fp is not None and name not in done)
+    if not again:
+        return []
+    return [f"making {plural(len(again), 'class', 'classes')} of {dest} again ({', '.join(again)}): they were "
+            f"{verb} from other inputs or settings"]
 
 
 def _with_mode(opts: MergeOptions, store, committed, inputs: MergeInputs, out: str) -> MergeOptions:
@@ -152,10 +168,9 @@ def _with_mode(opts: MergeOptions, store, committed, inputs: MergeInputs, out: s
     return opts
 
 
-def complete(dest_store, fingerprint: str) -> set[str]:
-    """The classes under DEST whose summary carries ``fingerprint``."""
-    return {name for name in dest_store.class_names()
-            if (dest_store.read_summary(name) or {}).get("fingerprint") == fingerprint}
+def fingerprints(dest_store) -> dict[str, str | None]:
+    """Every class folder under DEST with the fingerprint its summary carries (None: not complete)."""
+    return {name: (dest_store.read_summary(name) or {}).get("fingerprint") for name in dest_store.class_names()}
 
 
 def _job(out: str, dest: str, opts: MergeOptions, skip: frozenset[str]) -> Job:

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import zstandard
 
-from ...worker.output.layout import CLASSES_COLUMN
+from ...worker.output.pageindex import CLASSES_COLUMN
 from ...worker.output.subsets import SUBSET_FORMATS, reachable_lines
 from ...worker.pipeline.domains import PldCache
 from ...worker.rdf.schemaorg import class_map

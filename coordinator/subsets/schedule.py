@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ...worker.output.layout import SCRATCH_DIR
+from ...worker.output.store import SCRATCH_DIR
 from ...worker.output.scratch import RunScratch
 from ..interrupts import term_interrupts
 from ..screen import plural
@@ -92,8 +92,9 @@ class Scheduler:
     most ``processes`` in flight."""
 
     def __init__(self, job: Job, dest, opts, processes, fingerprint, scratch, build_scratch, console, bars,
-                 result):
+                 result, committed: int = 0):
         self.job, self.dest, self.opts, self.processes = job, dest, opts, max(1, processes)
+        self.committed = committed   # the committed inputs, of which the groups hold those with anything to read
         self.fingerprint, self.console, self.result = fingerprint, console, result
         self.spill = scratch.path
         self.build_base = build_scratch.path
@@ -119,10 +120,10 @@ class Scheduler:
         if not ready:
             return
         self.started = time.monotonic()
-        self.console.print(f"reading {plural(count, 'input')}, {total / 1e6:,.1f} MB, for every class, into "
-                           f"{self.dest} ({plural(self.processes, 'process', 'processes')}, "
-                           f"{self.opts.memory_bytes / 2**20:,.4g} MB each for "
-                           "sorting)", markup=False, highlight=False, soft_wrap=True)
+        self.console.print(f"reading {reading(count, self.committed)}, {total / 1e6:,.1f} MB, for every class, "
+                           f"into {self.dest} ({plural(self.processes, 'process', 'processes')}, "
+                           f"{self.opts.memory_bytes / 2**20:,.4g} MB each for sorting)",
+                           markup=False, highlight=False, soft_wrap=True)
         progress = Progress(TextColumn(f"[bold]{self.job.label}"), TextColumn("{task.description:<24}"), BarColumn(),
                             TextColumn("{task.fields[what]}"), TimeElapsedColumn(), console=self.console,
                             disable=not self.bars)
@@ -298,6 +299,15 @@ class Scheduler:
         self.p.console.print(f"quadfleet: {self.job.label}: {name}: {error}", markup=False, highlight=False, soft_wrap=True)
 
 
+def reading(count: int, committed: int) -> str:
+    """What a merge reads, said the same way by ``subsets`` and ``tables``: ``count`` of the ``committed``
+    inputs, the others without JSON-LD or microdata."""
+    if count >= committed:
+        return plural(count, "committed input")
+    others = "the other holds" if committed - count == 1 else "the others hold"
+    return f"{count:,} of {plural(committed, 'committed input')} ({others} no JSON-LD or microdata)"
+
+
 def stop_pool(pool: ProcessPoolExecutor) -> None:
     """End the pool now: queued tasks cancelled, running ones stopped (after Ctrl-C or a finished run)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
@@ -320,14 +330,14 @@ def scratch_base(dest: str, tmp: str | None) -> Path:
 
 
 def run_job(job: Job, dest: str, opts, processes: int, fingerprint: str, groups, tmp: str | None, console,
-            bars: bool, result) -> None:
-    """Run ``job``'s tasks over ``groups`` of inputs in this run's scratch (removed at the end, on Ctrl-C
-    or SIGTERM, or by the next run after a kill)."""
-    with term_interrupts(), RunScratch(scratch_base(dest, tmp)) as scratch:
+            bars: bool, result, committed: int = 0) -> None:
+    """Run ``job``'s tasks over ``groups`` of inputs (of the ``committed`` ones: said with their count) in
+    this run's scratch (removed at the end, on Ctrl-C or SIGTERM, or by the next run after a kill)."""
+    with term_interrupts(), RunScratch(scratch_base(dest, tmp), keep_base=tmp is not None) as scratch:
         build = scratch_base(dest, None) if not dest.startswith("s3://") and tmp else None
         with (RunScratch(build) if build else Held(scratch)) as build_scratch:
             Scheduler(job, dest, opts, processes, fingerprint, scratch, build_scratch, console, bars,
-                      result).run(groups)
+                      result, committed).run(groups)
 
 
 class Held:

@@ -14,6 +14,7 @@ run's own configuration (its ``manifest.json``), or of ``--config``.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -83,8 +84,12 @@ def fingerprint(inputs: MergeInputs, identity: dict) -> str:
 
 def prepare(out: str, dest: str, opts: TableOptions):
     """What a tables run will do (:class:`~..subsets.run.Plan`, as for the subsets) and the classes known to
-    have no row in these inputs; TablesError when there is nothing to make."""
-    from ..report.stats import open_store
+    have no row in these inputs; TablesError when there is nothing to make.
+
+    ``--format`` adds JSON tables to the Parquet parts, which are the same either way: a class made with
+    JSON tables is complete for a run without (and keeps them); one made without is made again, whole, for
+    a run with (said first, as any class made again is)."""
+    from ..report.stats import nothing_committed, open_store
 
     if not opts.classes:
         raise TablesError("tables: no class to make tables of: [subsets] classes is empty")
@@ -92,23 +97,42 @@ def prepare(out: str, dest: str, opts: TableOptions):
     store = open_store(out)
     committed = list_committed(store)
     if not committed.ids:
-        raise TablesError(f"tables: {out}: no committed input (no done/<id> markers): nothing to read")
+        raise TablesError(nothing_committed(store, out, "tables", "read"))
     inputs = list_inputs(store, committed)
     dest_store = open_dest(dest, None)
     fp = fingerprint(inputs, opts.identity())
-    done = subsets_run.complete(dest_store, fp)
-    top = dest_store.read_top() or {}
-    empty = set(top.get("empty") or ()) if top.get("fingerprint") == fp else set()
+    other = fingerprint(inputs, dataclasses.replace(opts, json=not opts.json).identity())
+    with_json, parquet_only = (fp, other) if opts.json else (other, fp)
     wanted = set(opts.classes)
+    made = {name: f for name, f in subsets_run.fingerprints(dest_store).items() if name in wanted}
+    done = {name for name, f in made.items() if f == with_json or (f == parquet_only and not opts.json)}
+    top = dest_store.read_top() or {}
+    empty = set(top.get("empty") or ()) if top.get("fingerprint") in (fp, other) else set()
     everything = not (wanted - done - empty)
-    return subsets_run.Plan(store, dest_store, inputs, opts, fp, done, everything,
-                            sorted(wanted & done)), empty
+    plan = subsets_run.Plan(store, dest_store, inputs, opts, fp, done, everything, sorted(done))
+    plan.notes = _notes(made, done, dest, with_json, parquet_only, opts.json)
+    return plan, empty
+
+
+def _notes(made: dict, done: set[str], dest: str, with_json: str, parquet_only: str,
+           json_wanted: bool) -> list[str]:
+    """What a run says before it works: JSON tables it keeps, classes it makes again and why."""
+    kept = sorted(name for name in done if made[name] == with_json and not json_wanted)
+    again = {name: f for name, f in made.items() if f is not None and name not in done}
+    added = sorted(name for name, f in again.items() if f == parquet_only)
+    notes = []
+    if kept:
+        notes.append(f"keeping the JSON tables of {plural(len(kept), 'class', 'classes')} (an earlier --format "
+                     f"json made them; the Parquet parts are the same): delete {dest}/<Class>/json to drop them")
+    if added:
+        notes.append(f"making {plural(len(added), 'class', 'classes')} again for --format json: the JSON tables "
+                     f"are written with the Parquet parts ({', '.join(added)})")
+    notes += subsets_run.remade_notes({k: f for k, f in again.items() if k not in added}, done, dest, "made")
+    return notes
 
 
 def fleet_options(opts: TableOptions) -> dict:
     """The options a fleet job carries (``TableOptions(**them)`` again on the workers)."""
-    import dataclasses
-
     return {**dataclasses.asdict(opts), "classes": list(opts.classes)}
 
 
@@ -123,12 +147,9 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
     plan, empty = prepare(out, dest, opts)
     inputs, dest_store, fp, done = plan.inputs, plan.dest_store, plan.fingerprint, plan.done
     result = TablesResult(dest=dest, inputs=len(inputs.committed.ids))
-    print_ = lambda text: console.print(text, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
     wanted = set(opts.classes)
     result.skipped = sorted(wanted & done)
-    if result.skipped:
-        print_(f"skipping {plural(len(result.skipped), 'class', 'classes')} already made from the same inputs "
-               f"and settings: {', '.join(result.skipped)}")
+    subsets_run.say_skipped(console, result.skipped, plan.notes, "made")
     todo = wanted - done - empty
     if todo:
         skip = frozenset(wanted - todo)
@@ -140,7 +161,7 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
                   task_table_finish, lambda cl, base, extra: (cl.name, cl.build, cl.ranges, dest, base, opts, extra),
                   _describe, unit="rows")
         run_job(job, dest, opts, processes, fp, data_groups(inputs, opts.memory_bytes), tmp, console,
-                show_progress and console.is_terminal, result)
+                show_progress and console.is_terminal, result, result.inputs)
         made = {c["class"] for c in result.merged} | {name for name, _ in result.failed}
         empty = (empty | (todo - made)) if not result.failed else empty
     else:

@@ -65,7 +65,7 @@ def slug(heading: str) -> str:
 
 @contextlib.contextmanager
 def _columns(width: str):
-    """argparse and :func:`quadfleet.cli.parsing.fill` wrap to the terminal: a fixed width, whatever builds."""
+    """argparse and :func:`quadfleet.cli.subcommand.fill` wrap to the terminal: a fixed width, whatever builds."""
     before = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = width
     try:
@@ -92,7 +92,7 @@ def command_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ())
 
 
 def _split_epilog(epilog: str | None) -> tuple[str, list[str]]:
-    """A command's epilog (see :func:`quadfleet.cli.parsing.add_command`): its notes and its example lines."""
+    """A command's epilog (see :func:`quadfleet.cli.subcommand.add_command`): its notes and its example lines."""
     notes, _, block = ("\n" + (epilog or "")).partition("\nexamples:\n")
     return notes.strip(), [line.strip() for line in block.splitlines() if line.strip()]
 

@@ -2,30 +2,87 @@
 :mod:`quadfleet.coordinator.fleet`."""
 from __future__ import annotations
 
-import functools
+from pathlib import Path
 
-from .parsing import add_aws_arguments, add_command
+from .subcommand import add_aws_arguments, add_command
 
 
-@functools.cache  # one function per command, whichever parser names it
-def _command(name: str):
-    """``fleet NAME``'s function, its module (CloudFormation, EC2, a thread pool) loaded when it runs: the
-    ``fleet`` parser is built for ``fleet cost`` and ``fleet measure`` too (and the whole parser for ``--help``),
-    which need none of it."""
-    def run(args):
-        from ..coordinator.fleet import commands
+# Each command's function parses nothing: it hands the options to a typed function of
+# quadfleet.coordinator.fleet, imported when it runs (CloudFormation, EC2, a thread pool: the ``fleet`` parser is
+# built for ``fleet cost`` and ``fleet measure`` too, and the whole parser for ``--help``, which need none of it).
 
-        return getattr(commands, name)(args)
+def _up(args) -> int:
+    from ..coordinator.fleet.commands import UpOptions, up
 
-    run.__name__ = run.__qualname__ = name
-    return run
+    return up(args.stack, args.region, UpOptions(
+        size=args.size, instance_types=args.instance_types, out=args.out, queue_url=args.queue_url,
+        subnets=args.subnets, max_size=args.max_size, backlog_per_instance=args.backlog_per_instance,
+        idle_exit=args.idle_exit, from_pypi=args.from_pypi, package_prefix=args.package_prefix,
+        input_bucket=args.input_bucket, volume_size=args.volume_size, visibility_timeout=args.visibility_timeout,
+        max_receive_count=args.max_receive_count, template=args.template))
+
+
+def _scale(args) -> int:
+    from ..coordinator.fleet.commands import scale
+
+    return scale(args.stack, args.size, args.region)
+
+
+def _status(args) -> int:
+    from ..coordinator.fleet.commands import status
+
+    return status(args.stack, args.out, args.region)
+
+
+def _down(args) -> int:
+    from ..coordinator.fleet.commands import down
+
+    return down(args.stack, args.delete_queue, args.region)
+
+
+def _cost(args) -> int:
+    from ..coordinator.fleet.cost import Crawl, show
+
+    return show(args.pages_per_s, args.price, Crawl(args.pages, args.archives, args.vcpus, args.instances),
+                args.measured, args.markdown)
+
+
+def _measure(args) -> int:
+    from ..coordinator.fleet.measure import Plan, record
+
+    plan = Plan(args.archives, args.workers, args.processes, ("--table", args.table) if args.table else ())
+    return record(plan, args.write)
+
+
+def _cost_arguments(ap) -> None:
+    from ..coordinator.fleet.cost import MEASURED, Crawl, PriceBasis
+
+    ap.add_argument("--pages-per-s", type=float, nargs="+", required=True, metavar="N",
+                    help="pages/s per core, as bench/bench_crawl.py measures on crawl-like input")
+    ap.add_argument("--price", type=float, nargs="+", default=[PriceBasis.vcpu_hour], metavar="USD",
+                    help="spot price per vCPU-hour (an instance's spot price / its vCPUs; "
+                         f"default {PriceBasis.vcpu_hour})")
+    ap.add_argument("--pages", type=float, default=Crawl.pages, help=f"HTML pages (default {Crawl.pages:.0e}: a crawl)")
+    ap.add_argument("--archives", type=int, default=Crawl.archives, help=f"archives (default {Crawl.archives:,})")
+    ap.add_argument("--vcpus", type=int, default=8, help="vCPUs per instance (default 8)")
+    ap.add_argument("--instances", type=int, default=100, help="instances, for the wall-clock column (default 100)")
+    ap.add_argument("--measured", type=Path, default=MEASURED, metavar="FILE",
+                    help="request counts and stored bytes (default: the measurement shipped with quadfleet, "
+                         "made by quadfleet fleet measure)")
+    ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
+
+
+def _measure_arguments(ap) -> None:
+    ap.add_argument("archives", nargs="+", type=Path, metavar="ARCHIVE",
+                    help="local WARC/ARC files that extract without error")
+    ap.add_argument("--write", type=Path, metavar="FILE", help="write the measurement here (else print it)")
+    ap.add_argument("--workers", type=int, default=2, help="`quadfleet work` processes (default 2)")
+    ap.add_argument("--processes", type=int, default=2, help="worker processes of each (default 2)")
+    ap.add_argument("--table", choices=["parquet"], help="enqueue the run with --table parquet")
 
 
 def add_parser(sub) -> None:
-    """``quadfleet fleet up/scale/status/down/cost/measure`` (cost's and measure's options come from their
-    modules, loaded only when this parser is built)."""
-    from ..coordinator.fleet import cost, measure
-
+    """``quadfleet fleet up/scale/status/down/cost/measure``."""
     fp = add_command(sub, "fleet", "bring a spot fleet (infra/fleet.yaml) up, scale it, watch it, take it down",
                      """A spot fleet as one CloudFormation stack (infra/fleet.yaml): `up` creates or updates it,
         `scale` sets its size, `status` shows its instances, queue and progress, `down` deletes it (the queue
@@ -74,13 +131,13 @@ def add_parser(sub) -> None:
     p.add_argument("--visibility-timeout", type=int, help="of a new queue (default 900)")
     p.add_argument("--max-receive-count", type=int, help="of a new queue (default 3)")
     p.add_argument("--template", metavar="FILE", help="another template (default: the packaged infra/fleet.yaml)")
-    p.set_defaults(func=_command("up"))
+    p.set_defaults(func=_up)
 
     p = command("scale", "run N instances now", """Set the fleet's size to N instances; busy instances above it
         are stopped too (their workers give their messages back at once).""", [
         "quadfleet fleet scale --stack cc 100", "quadfleet fleet scale --stack cc 0"])
     p.add_argument("size", type=int, metavar="N", help="the number of instances to run")
-    p.set_defaults(func=_command("scale"))
+    p.set_defaults(func=_scale)
 
     p = command("status", "the fleet's instances by state and market, interruptions, queue, committed (a run's "
                 "progress alone: `quadfleet status`)", """The fleet's instances by state and market, busy ones,
@@ -90,7 +147,7 @@ def add_parser(sub) -> None:
         notes="`quadfleet fleet status`: the fleet's instances; `quadfleet status`: a fleet run's progress "
               "(queue, committed, failed) without the instances.")
     p.add_argument("--out", metavar="s3://BUCKET/PREFIX", help="the run to count (default: the stack's output)")
-    p.set_defaults(func=_command("status"))
+    p.set_defaults(func=_status)
 
     p = command("down", "stop every worker and delete the stack; the queue and results stay", """Stop every
         instance (busy ones too) and delete the stack, keeping the queue, its dead-letter queue and the results;
@@ -98,7 +155,7 @@ def add_parser(sub) -> None:
         "quadfleet fleet down --stack cc", "quadfleet fleet down --stack cc --delete-queue"])
     p.add_argument("--delete-queue", action="store_true",
                    help="also delete the work and dead-letter queues this fleet made (never the results)")
-    p.set_defaults(func=_command("down"))
+    p.set_defaults(func=_down)
 
     p = add_command(fsub, "cost", "what a crawl costs: compute, S3 and SQS requests, a month of storage",
                     """What a crawl costs on a spot fleet: vCPU-hours from pages/s per core times the spot
@@ -107,8 +164,8 @@ def add_parser(sub) -> None:
         price, then the parts of the first. Asks AWS nothing.""", [
         "quadfleet fleet cost --pages-per-s 300 --price 0.0125",
         "quadfleet fleet cost --pages-per-s 100 300 500 --price 0.01 0.02 --markdown"])
-    cost.add_arguments(p)
-    p.set_defaults(func=cost.run)
+    _cost_arguments(p)
+    p.set_defaults(func=_cost)
 
     p = add_command(fsub, "measure", "count the S3 and SQS requests and stored bytes of a real run (moto)",
                     """Run the fleet for real against a local moto server, through a counting proxy: `queue
@@ -117,5 +174,5 @@ def add_parser(sub) -> None:
         input, the measurement `fleet cost` reads. Needs moto (pip install -e '.[test]'); asks AWS nothing.""", [
         "quadfleet fleet measure crawl/*.warc.gz --write coordinator/fleet/measured.json",
         "quadfleet fleet measure a.warc.gz b.warc.gz --workers 2 --processes 2 --table parquet"])
-    measure.add_arguments(p)
-    p.set_defaults(func=measure.run)
+    _measure_arguments(p)
+    p.set_defaults(func=_measure)

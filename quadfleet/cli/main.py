@@ -1,11 +1,15 @@
 """``main(argv)``: parse, run the command, and turn every expected failure into one line and an exit status
-(0 done, 1 some inputs failed, 2 refused before any work, 130 interrupted); tests call it directly."""
+(0 done, 1 some inputs failed, 2 refused before any work, 130 interrupted, 141 stdout closed by its reader);
+tests call it directly."""
 from __future__ import annotations
 
+import os
 import sys
 
 from ..worker.errors import QuadfleetError
-from .parser import build_parser, command_named
+from .parser import parse_args
+
+STDOUT_GONE = 141  # 128 + SIGPIPE, the status of `yes` in `yes | head -1`
 
 
 def _aws_options(args):
@@ -34,12 +38,31 @@ def _stacks_on_sigusr1() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser(command_named(sys.argv[1:] if argv is None else argv)).parse_args(argv)
-    if argv is None:  # the command itself (tests calling main(argv) keep their own signal handling)
+    """Run ``quadfleet ARGV`` (``sys.argv[1:]`` by default): the exit status."""
+    try:
+        try:
+            status = _run(sys.argv[1:] if argv is None else argv, argv is None)
+        except SystemExit:  # --help, --version, a usage error: what they printed may still be buffered
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        return _stdout_gone()
+
+
+def _run(argv: list[str], whole_command: bool) -> int:
+    args = parse_args(argv)
+    if whole_command:  # the command itself (tests calling main(argv) keep their own signal handling)
         _stacks_on_sigusr1()
     try:
         with _aws_options(args):
             return args.func(args)
+    except BrokenPipeError:
+        if stdout_closed():
+            raise  # not the command's failure: stdout's reader is gone
+        print("quadfleet: broken pipe (a process it wrote to has ended)", file=sys.stderr)
+        return 1
     except QuadfleetError as exc:
         print(f"quadfleet: {exc}", file=sys.stderr)
         return 2
@@ -50,3 +73,28 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("quadfleet: interrupted", file=sys.stderr)
         return 130
+
+
+def stdout_closed() -> bool:
+    """Whether stdout is a pipe without a reader (poll says POLLERR), rather than another pipe the command
+    wrote to (a pool's); where poll cannot tell, stdout is taken to be the one."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), no file descriptor (a test's capture)
+        return True
+
+
+def _stdout_gone() -> int:
+    """stdout's reader went away (``quadfleet ... | head -1``): end quietly as the standard tools do, which
+    SIGPIPE ends (status 128 + 13). What is left in stdout's buffer goes to /dev/null, so that the flush at
+    exit cannot fail again (as Python's documentation of SIGPIPE advises)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor (a test's capture)
+        pass
+    return STDOUT_GONE

@@ -1,6 +1,7 @@
 """The ``quadfleet`` command line's parser: every subcommand with its description, its options' help and,
-ending its ``--help``, two or three real examples (``tests/test_cli_help.py`` parses each one, so they
-cannot rot). The commands themselves are the ``cmd_*`` functions of :mod:`.commands` (and :mod:`.fleet`).
+ending its ``--help``, two or three real examples (``tests/extraction/test_cli_conventions.py`` parses each
+one, so they cannot rot). The commands themselves are the ``cmd_*`` functions of :mod:`.page`,
+:mod:`.extract`, :mod:`.queue`, :mod:`.stats` and :mod:`.merge` (and :mod:`.fleet`'s).
 """
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import argparse
 import os
 
 from .. import __version__
-from . import commands, fleet
-from .parsing import FORMAT_IDS, STATUS_WORDS, HelpFormatter, add_aws_arguments, add_command, fill
+from . import extract, fleet, merge, page, queue, stats
+from .subcommand import FORMAT_IDS, STATUS_WORDS, HelpFormatter, add_aws_arguments, add_command, fill
 
 
 def formats_list(value: str) -> list[str]:
@@ -73,7 +74,7 @@ class VersionAction(argparse.Action):
                          help="show the version and which native accelerators run, and exit")
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from ..worker.html import native
+        from ..worker import native
 
         print(f"quadfleet {__version__}")
         print(f"  package   {package_digest()}")
@@ -122,15 +123,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _page_command(sub) -> None:
     p = add_command(sub, "page", "print the N-Quads of one HTML page", """Print the N-Quads of one HTML page
-        (a file or an http(s):// URL) on stdout, for checking your own markup; what an extractor could not do
-        goes to stderr. A WARC/ARC archive is read by `quadfleet extract`, not by `page`.""", [
+        (a file, an http(s):// URL, or - for standard input with --base) on stdout, for checking your own
+        markup; what an extractor could not do goes to stderr. A WARC/ARC archive is read by `quadfleet
+        extract`, not by `page`.""", [
         "quadfleet page product.html --base https://shop.example/p/1",
         "quadfleet page https://www.example.com/ --formats html-embedded-jsonld,html-microdata",
         "quadfleet page article.html --base https://news.example/a --keep-all-predicates"])
-    p.add_argument("page", metavar="FILE_OR_URL", help="an HTML file, or an http:// or https:// URL")
-    p.add_argument("--base", help="the page's URL: base IRI and graph name (default: the file's file: URL)")
+    p.add_argument("page", metavar="FILE_OR_URL", help="an HTML file, an http:// or https:// URL, or - to read "
+                                                        "the page from standard input (then --base is required)")
+    p.add_argument("--base", help="the page's URL: base IRI and graph name (default: the file's file: URL, or "
+                                  "the URL's)")
     _add_settings_args(p)
-    p.set_defaults(func=commands.cmd_page)
+    p.set_defaults(func=page.cmd_page)
 
 
 def _extract_command(sub) -> None:
@@ -171,7 +175,7 @@ def _extract_command(sub) -> None:
                         "such a rerun is refused, naming the settings that differ")
     _add_selection_args(e)
     add_aws_arguments(e)
-    e.set_defaults(func=commands.cmd_extract)
+    e.set_defaults(func=extract.cmd_extract)
 
 
 def _enqueue_command(sub) -> None:
@@ -196,7 +200,7 @@ def _enqueue_command(sub) -> None:
     _add_table_arg(q, " (the run's setting: its workers extract with it)")
     _add_selection_args(q)
     add_aws_arguments(q)
-    q.set_defaults(func=commands.cmd_enqueue)
+    q.set_defaults(func=queue.cmd_enqueue)
 
 
 def _work_command(sub) -> None:
@@ -219,7 +223,7 @@ def _work_command(sub) -> None:
     w.add_argument("--config", metavar="FILE",
                    help="a TOML file overriding config/quadfleet.toml (queue and worker settings)")
     add_aws_arguments(w)
-    w.set_defaults(func=commands.cmd_work)
+    w.set_defaults(func=queue.cmd_work)
 
 
 def _status_command(sub) -> None:
@@ -236,7 +240,7 @@ def _status_command(sub) -> None:
     st.add_argument("--watch", action="store_true", help="refresh until interrupted")
     st.add_argument("--interval", type=float, default=10.0, help="seconds between refreshes with --watch")
     add_aws_arguments(st)
-    st.set_defaults(func=commands.cmd_status)
+    st.set_defaults(func=queue.cmd_status)
 
 
 def _redrive_command(sub) -> None:
@@ -246,7 +250,7 @@ def _redrive_command(sub) -> None:
         'quadfleet redrive --queue-url "$Q" --profile crawl --region us-east-1'])
     _queue_url(rd, "; its dead-letter queue is read from its redrive policy")
     add_aws_arguments(rd)
-    rd.set_defaults(func=commands.cmd_redrive)
+    rd.set_defaults(func=queue.cmd_redrive)
 
 
 def _queue_command(sub) -> None:
@@ -265,7 +269,7 @@ def _queue_command(sub) -> None:
     qcreate.add_argument("--config", metavar="FILE",
                          help="a TOML file overriding config/quadfleet.toml ([queue] settings)")
     add_aws_arguments(qcreate)
-    qcreate.set_defaults(func=commands.cmd_queue_create)
+    qcreate.set_defaults(func=queue.cmd_queue_create)
 
 
 def _stats_command(sub) -> None:
@@ -288,7 +292,7 @@ def _stats_command(sub) -> None:
                     help="processes reading statistics (default: one per CPU)")
     sg.add_argument("--quiet", action="store_true", help="no progress bar")
     add_aws_arguments(sg)
-    sg.set_defaults(func=commands.cmd_stats)
+    sg.set_defaults(func=stats.cmd_stats)
 
 
 def _subsets_command(sub) -> None:
@@ -312,7 +316,7 @@ def _subsets_command(sub) -> None:
     ss.add_argument("--compression", choices=["gzip", "zstd"], default="gzip",
                     help="of the parts: part-NNNNN.nq.gz (default) or .nq.zst")
     _add_merge_options(ss, "quads")
-    ss.set_defaults(func=commands.cmd_subsets)
+    ss.set_defaults(func=merge.cmd_subsets)
 
 
 def _tables_command(sub) -> None:
@@ -337,7 +341,7 @@ def _tables_command(sub) -> None:
     tb.add_argument("--config", metavar="FILE",
                     help="a TOML file whose [subsets] classes to make tables of (default: the run's own)")
     _add_merge_options(tb, "rows")
-    tb.set_defaults(func=commands.cmd_tables)
+    tb.set_defaults(func=merge.cmd_tables)
 
 
 def _sample_command(sub) -> None:
@@ -355,7 +359,7 @@ def _sample_command(sub) -> None:
     sm.add_argument("--fleet", action="store_true",
                     help="run it as the fleet does, on this machine: a local S3 and SQS (moto's server, the [local] "
                          "extra), the queue, two `quadfleet work` processes, status, stats; the run copied into DIR")
-    sm.set_defaults(func=commands.cmd_sample)
+    sm.set_defaults(func=extract.cmd_sample)
 
 
 # Every command in the order `quadfleet --help` lists them.
@@ -369,6 +373,22 @@ def command_named(argv: list[str]) -> str | None:
     """The command ``argv`` names first, if it is one (else None: the whole parser says what is wrong)."""
     return argv[0] if argv and argv[0] in _COMMANDS else None
 
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed by the parser of the command it names; an option no command knows is refused with the
+    usage of the (sub)command it was given to, not the top level's (argparse leaves unknown arguments to the
+    top-level parser)."""
+    ap = build_parser(command_named(argv))
+    args, unknown = ap.parse_known_args(argv)
+    if unknown:
+        innermost = ap
+        while True:
+            action = next((a for a in innermost._actions if isinstance(a, argparse._SubParsersAction)), None)
+            if action is None or getattr(args, action.dest, None) not in action.choices:
+                break
+            innermost = action.choices[getattr(args, action.dest)]
+        innermost.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 def _add_range_options(p, size: str, keys: str) -> None:

@@ -24,7 +24,7 @@ from quadfleet.worker.archive.inputs import selection_spec
 from quadfleet.worker.archive.ranges import (COALESCE_GAP, MAX_SPAN, SelectionReader, inflate_record, plan_spans,
                                              record_url)
 from quadfleet.worker.output.compression import find_nquads, iter_lines
-from quadfleet.worker.output.layout import read_page_index
+from quadfleet.worker.output.pageindex import read_page_index
 
 from quadfleet.cli import main
 from quadfleet.worker.output.layout import decode_stats

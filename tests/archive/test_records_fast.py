@@ -18,6 +18,7 @@ from collections import Counter
 import pytest
 from conftest import CORPUS, corpus_path
 from quadfleet.worker.archive import fastwarc_reader as records_fast
+from quadfleet.worker.archive import gzip_members
 from quadfleet.worker.archive.records import iter_pages
 from quadfleet.worker.errors import ArchiveError
 from warcio.statusandheaders import StatusAndHeaders, StatusAndHeadersParser
@@ -32,12 +33,12 @@ ARC_IDS = itertools.count()
 def inflate(request, monkeypatch):
     """Every test twice: gzip members inflated whole by libdeflate (where the inflate accelerator runs), and by
     FastWARC's streaming inflate alone (its fallback)."""
-    from quadfleet.worker.html.native import INFLATE, Accelerator, in_use
+    from quadfleet.worker.native import INFLATE, Accelerator, in_use
 
     if request.param == "whole" and not INFLATE.active:
         pytest.skip(f"the inflate accelerator does not run ({in_use()['inflate']})")
     if request.param == "streaming":
-        monkeypatch.setattr(records_fast, "INFLATE", Accelerator("inflate", "", None, "off for this test"))
+        monkeypatch.setattr(gzip_members, "INFLATE", Accelerator("inflate", "", None, "off for this test"))
     return request.param
 
 
@@ -386,7 +387,7 @@ def test_where_a_member_ends_is_found_past_member_headers_inside_it(inflate, mon
     stored = gzip.compress(with_block(html, block.replace(b"<p>", decoy, 3)), compresslevel=0, mtime=0)
     assert whole_taken(archive(stored)) == max(everything - 1, 0)  # 3 tries: the 4th place is its end
     assert whole_taken(archive(header_crc_member(html))) == max(everything - 1, 0)
-    monkeypatch.setattr(records_fast, "WHOLE_MAX", len(html) - 1)
+    monkeypatch.setattr(gzip_members, "WHOLE_MAX", len(html) - 1)
     big = sum(len(gzip.decompress(p)) > len(html) - 1 for p in parts)
     taken = whole_taken(archive(parts[2]))  # (a record after one FastWARC read is found, and read, by FastWARC)
     assert big >= 2 and taken <= max(everything - big, 0) and (taken > 0) == (inflate == "whole")
@@ -438,7 +439,7 @@ def test_streams_that_trickle_or_fail_read_alike():
 
 def test_without_fastwarc_warcio_reads(monkeypatch):
     from quadfleet.worker.archive import records
-    from quadfleet.worker.html.native import Accelerator
+    from quadfleet.worker.native import Accelerator
 
     # as the loader finds it where FastWARC is not installed (or QUADFLEET_NO_NATIVE=fastwarc)
     monkeypatch.setattr(records, "FASTWARC", Accelerator("fastwarc", "", None, "not installed"))
@@ -525,11 +526,11 @@ def test_gzip_member_search_in_c_is_the_python_one():
     """_scan.gzip_member_at (C, memchr-driven) answers as gzip_member_at_py (bytes.find) on random bytes dense
     in 1f, 8b and 08, on real compressed WARC bytes, for every kind of bound (negative, past the end, empty,
     a header whose third byte lies at or past hi or past the data's end)."""
-    from quadfleet.worker.html.native import SCAN, in_use
+    from quadfleet.worker.native import SCAN, in_use
 
     if not SCAN.active:
         pytest.skip(f"the scan accelerator does not run ({in_use()['scan']}): nothing to compare")
-    c, py = SCAN.module.gzip_member_at, records_fast.gzip_member_at_py
+    c, py = SCAN.module.gzip_member_at, gzip_members.gzip_member_at_py
     rnd = random.Random(7)
     datas = [bytes(rnd.choice(b"\x1f\x8b\x08\x00a") for _ in range(rnd.randrange(0, 40))) for _ in range(3000)]
     datas += [b"", b"\x1f", b"\x1f\x8b", b"\x1f\x8b\x08", b"x\x1f\x8b\x08", b"\x1f\x8b\x07\x1f\x8b\x08"]

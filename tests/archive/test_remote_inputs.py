@@ -105,7 +105,7 @@ class _DroppingHandler(http.server.BaseHTTPRequestHandler):
 
 def test_a_dropped_connection_resumes_with_a_range_request(tmp_path):
     from quadfleet.worker.config import load_config
-    from quadfleet.worker.output.layout import LocalStore
+    from quadfleet.worker.output.store import LocalStore
     from quadfleet.worker.pipeline.process import process_input
 
     archive = build_sample(tmp_path / "s.warc.gz")

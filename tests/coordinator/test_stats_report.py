@@ -17,7 +17,8 @@ import pytest
 from conftest import corpus_path
 from quadfleet.coordinator.report.stats import Partial
 from quadfleet.worker.output.compression import find_nquads, read_lines
-from quadfleet.worker.output.layout import PAGE_INDEX_COLUMNS, decode_stats, read_page_index
+from quadfleet.worker.output.layout import decode_stats
+from quadfleet.worker.output.pageindex import PAGE_INDEX_COLUMNS, read_page_index
 from quadfleet.worker.pipeline.domains import pld
 from rdflib import Dataset, URIRef
 from warcio.archiveiterator import ArchiveIterator
@@ -214,10 +215,80 @@ def test_without_matplotlib_the_report_is_written_without_charts_and_says_so(run
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
     assert main(["stats", str(run), "--processes", "1", "--quiet", "--report", str(tmp_path)]) == 0
-    assert "no charts: matplotlib is not installed (pip install 'quadfleet[report]')" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # these tests run from a checkout, where `pip install 'quadfleet[report]'` would fetch quadfleet from PyPI
+    assert "no charts: matplotlib is not installed (pip install matplotlib)" in err, err
+    assert err.strip().splitlines()[-1] == f"report: {tmp_path}/index.html (summary.json, index.md)", err
     html = (tmp_path / "index.html").read_text()
     assert "<img" not in html and "Formats" in html and (tmp_path / "summary.json").exists()
     assert not list(tmp_path.rglob("*.png")) and "![" not in (tmp_path / "index.md").read_text()
+    assert not (tmp_path / "charts").exists()
+
+
+def test_the_charts_hint_fits_how_quadfleet_is_installed(tmp_path, monkeypatch):
+    """From a checkout (editable) or a folder or archive, the extra's name would fetch quadfleet from PyPI:
+    matplotlib alone; from the package index, the extra."""
+    from importlib import metadata
+
+    import quadfleet
+    from quadfleet.coordinator.report.write import charts_hint
+
+    assert charts_hint() == "pip install matplotlib"  # this checkout
+    site = tmp_path / "site-packages" / "quadfleet"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(quadfleet, "__file__", str(site / "__init__.py"))
+
+    class Dist:
+        def __init__(self, direct):
+            self.direct = direct
+
+        def read_text(self, name):
+            return self.direct if name == "direct_url.json" else None
+
+    for direct, hint in ((None, "pip install 'quadfleet[report]'"),
+                         ('{"url": "file:///srv/quadfleet-0.1.0.tar.gz"}', "pip install matplotlib")):
+        monkeypatch.setattr(metadata, "distribution", lambda name, d=direct: Dist(d))
+        assert charts_hint() == hint, direct
+
+
+def test_stats_of_an_output_with_failures_alone_is_refused_as_tables_does(tmp_path, capsys):
+    """Issue 41: `stats` wrote an empty report and exited 0 where `tables` refused with status 2."""
+    bad = tmp_path / "bad.warc.gz"
+    bad.write_bytes(b"not an archive\n")
+    out = tmp_path / "out"
+    assert main(["extract", str(bad), "--out", str(out), "--quiet"]) == 1
+    capsys.readouterr()
+    for command, what in (("stats", "report"), ("tables", "read"), ("subsets", "merge")):
+        assert main([command, str(out), "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"quadfleet: {command}: {out}: no committed input, 1 failed (why: {out}/errors/): "
+                       f"nothing to {what}"], err
+    assert not (out / "report").exists()
+
+
+def test_stats_says_how_to_forget_a_stray_file_a_glob_took_in(tmp_path, capsys):
+    """Issue 41: a file that is no archive, picked up by `dir/*`, stayed under the failed inputs of every
+    later report. `stats` now says which failed as not archives and how to forget them (their errors/ record)."""
+    from quadfleet.coordinator.sample import build_sample
+    from quadfleet.worker.archive.inputs import spec
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    build_sample(crawl / "a.warc.gz")
+    stray = crawl / "NOTES.txt"
+    stray.write_text("what these archives are\n")
+    out = tmp_path / "out"
+    assert main(["extract", str(crawl / "*"), "--out", str(out), "--quiet"]) == 1
+    capsys.readouterr()
+    assert main(["stats", str(out), "--quiet", "--processes", "1"]) == 0
+    err = capsys.readouterr().err
+    record = out / "errors" / f"{spec(str(stray)).id}.json"
+    assert (f"stats: {stray} failed as not a WARC/ARC archive: if it does not belong to the run, delete {record} "
+            "and later reports forget it") in err, err
+    record.unlink()
+    assert main(["stats", str(out), "--quiet", "--processes", "1"]) == 0
+    assert "not WARC/ARC" not in capsys.readouterr().err
+    assert json.loads((out / "report" / "summary.json").read_text())["overview"]["failed_inputs"] == 0
 
 
 def test_page_index_fetches_each_page_again_with_one_range(run):

@@ -16,6 +16,7 @@ import re
 import shutil
 from pathlib import Path
 
+from conftest import corpus_path
 from quadfleet.worker.output.compression import decompress, find_nquads, nq_stem
 
 from quadfleet.cli import main
@@ -151,3 +152,24 @@ def test_the_merge_counts_in_words(subsets_run, tmp_path, capsys):
     assert "(s)" not in err and "(es)" not in err, err
     assert [line for line in err.splitlines() if ": 1 page, " in line and " 1 PLD → 1 part," in line], err
     assert re.search(r": \d[\d,]* pages?, \d[\d,]* entit(y|ies), \d[\d,]* quads?, \d[\d,]* PLDs? → \d+ parts?,", err)
+
+
+def test_subsets_and_tables_read_and_count_the_same_inputs(tmp_path, capsys):
+    """Issue 41 item 6: on one OUT `tables` said "reading 2 inputs" and `subsets` "reading 21 inputs": the
+    subsets read every input with a page index, the tables those with JSON-LD or microdata. Both now read
+    the inputs with JSON-LD or microdata (no other can give a class a line) and say so in the same words."""
+    out = tmp_path / "out"
+    assert main(["sample", "--out", str(out), "--quiet"]) == 0
+    wat = corpus_path("warc-commoncrawl", "whirlwind.warc.wat.gz")  # committed, with an empty page index
+    assert main(["extract", str(wat), "--out", str(out), "--quiet"]) == 0
+    assert (out / "pages").is_dir() and len(list((out / "pages").iterdir())) == 2
+    capsys.readouterr()
+    said = []
+    for command in ("subsets", "tables"):
+        assert main([command, str(out), "--quiet", "--processes", "1"]) == 0
+        said += [line for line in capsys.readouterr().err.splitlines() if line.startswith("reading ")]
+    assert len(said) == 2, said
+    for line, dest in zip(said, ("subsets-merged", "tables-merged")):
+        assert line.startswith("reading 1 of 2 committed inputs (the other holds no JSON-LD or microdata), "
+                               "0.0 MB, for every class, into "), line
+        assert f"{dest} (1 process, " in line, line

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+from conftest import REPO, corpus_path
 from quadfleet.coordinator.sample import build_sample
 from quadfleet.worker.archive.inputs import spec
 from quadfleet.worker.extractors import EXTRACTORS
@@ -146,7 +147,9 @@ def test_piped_summary_is_never_wrapped_or_cut(piped_sample):
     header = [line for line in out if "format" in line and "prefilter hits" in line]
     assert header and all(h in header[0] for h in ("pages with triples", "triples", "typed entities")), sample.stdout
     assert any(line.startswith("| html-microdata ") and line.endswith("|") for line in out), sample.stdout
-    assert "problems counted (pages and triples skipped, archives read on)" in out, sample.stdout
+    # issue 41: not "pages and triples skipped": most kinds keep the page (a block, a triple, a format lost)
+    assert "problems counted (each lost a page, a format, a block or a triple at most; archives read on)" in out, \
+        sample.stdout
     for line in out + sample.stderr.splitlines():
         assert line == line.rstrip(), f"padded: {line!r}"
     assert "1 committed, 0 already committed, 0 failed; outputs in" in sample.stderr
@@ -379,3 +382,120 @@ def test_the_three_statuses_say_which_is_which():
     for flag in ("--status", "--http-status"):  # the old name kept
         args = ap.parse_args(["extract", "--index", "i.cdxj", "--out", "o", flag, "2xx"])
         assert args.status == ["2xx"]
+
+
+# -- issue 41: what a new user still met ------------------------------------------------------------------------
+
+def closed_stdout_run(args: list[str]) -> subprocess.CompletedProcess:
+    """The CLI with a stdout whose reader is gone (as `quadfleet ... | head -1` once head has exited)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(CLI + args, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+                              env=dict(os.environ, COLUMNS="80"), check=False)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("args, status", [(["--version"], 141), (["--help"], 0),
+                                          (["page", str(REPO / "quadfleet/sample/event-both.html")], 141)])
+def test_a_closed_stdout_ends_the_command_quietly_with_status_141(args, status):
+    """As `yes | head -1`: no traceback, no "Exception ignored", status 128 + SIGPIPE (help is argparse's
+    own, which ignores a failed write)."""
+    res = closed_stdout_run(args)
+    assert res.returncode == status and res.stderr == "", (res.returncode, res.stderr)
+
+
+def test_a_mistyped_option_shows_the_usage_of_its_command(capsys):
+    for argv, usage, wrong in ((["extract", "x.warc.gz", "--out", "o", "--outt", "y"], "quadfleet extract", "--outt y"),
+                               (["queue", "create", "q", "--no-such"], "quadfleet queue create", "--no-such"),
+                               (["fleet", "down", "--stack", "s", "--forse"], "quadfleet fleet down", "--forse")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.startswith(f"usage: {usage} "), err
+        assert err.strip().endswith(f"{usage}: error: unrecognized arguments: {wrong}"), err
+
+
+def test_a_binary_config_is_one_line_saying_it_is_not_utf8_toml(tmp_path, capsys):
+    cfg = tmp_path / "config.toml.gz"
+    cfg.write_bytes(b"\x1f\x8b\x08\x00\xff\xfe binary")
+    assert main(["page", str(REPO / "quadfleet/sample/no-data.html"), "--config", str(cfg)]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert line == f"quadfleet: {cfg}: not a TOML file: not UTF-8 text (byte 1 is 0x8b)", line
+
+
+def test_extract_given_an_html_page_points_to_page(tmp_path, capsys):
+    page = tmp_path / "product.html"
+    page.write_text("<!doctype html><html><body itemscope></body></html>")
+    out = tmp_path / "out"
+    assert main(["extract", str(page), "--out", str(out), "--quiet"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert line == (f"quadfleet: extract: {page} is an HTML page, not a WARC/ARC archive: print its N-Quads "
+                    f"with `quadfleet page {page}`"), line
+    assert not out.exists()
+    # among archives (a glob taking in a page): that input fails, pointing to `page`, the others go on
+    good = build_sample(tmp_path / "good.warc.gz")
+    assert main(["extract", str(good), str(page), "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"failed {page}: an HTML page, not a WARC/ARC archive: print its N-Quads with `quadfleet page " in err
+
+
+def test_page_reads_standard_input_with_base(tmp_path):
+    body = (REPO / "quadfleet/sample/product-microdata.html").read_bytes()
+    res = subprocess.run(CLI + ["page", "-", "--base", "https://shop.example/p/1"], input=body,
+                         capture_output=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    assert b"<https://shop.example/p/1> .\n" in res.stdout and b"schema.org/Product" in res.stdout
+    res = subprocess.run(CLI + ["page", "-"], input=body, capture_output=True, timeout=120, check=False)
+    assert res.returncode == 2
+    assert one_line(res.stderr.decode()) == ("quadfleet: page: -: standard input has no URL: give the page's "
+                                             "with --base URL")
+
+
+def test_a_url_that_cannot_be_fetched_is_named_once(tmp_path, capsys):
+    url = "https://127.0.0.1:9/crawl.warc.gz"  # nothing listens there
+    assert main(["extract", url, "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    failed = [line for line in capsys.readouterr().err.splitlines() if line.startswith("failed ")]
+    assert len(failed) == 1 and failed[0].count(url) == 1 and "cannot fetch" in failed[0], failed
+
+
+def test_an_input_that_fails_before_any_read_makes_no_out(tmp_path, capsys):
+    out = tmp_path / "out"
+    missing = tmp_path / "missing.warc.gz"
+    assert main(["extract", str(missing), str(tmp_path / "none-*.warc.gz"), "--out", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"failed {missing}: no such file" in err
+    assert err.strip().splitlines()[-1] == (f"0 committed, 0 already committed, 2 failed (named above); "
+                                            f"nothing written: {out} not made"), err
+    assert not out.exists()
+
+
+def test_runs_leave_no_empty_scratch_folder_in_out_or_dest(tmp_path):
+    out = tmp_path / "out"
+    assert main(["sample", "--out", str(out), "--quiet"]) == 0
+    assert not (out / ".tmp").exists()
+    assert main(["subsets", str(out), "--quiet", "--processes", "1"]) == 0
+    assert main(["tables", str(out), "--quiet", "--processes", "1"]) == 0
+    for dest in ("subsets-merged", "tables-merged"):
+        assert (out / dest / "summary.json").exists() and not (out / dest / ".tmp").exists(), dest
+    assert not (out / ".tmp").exists()
+
+
+def wat_and_wet() -> list[Path]:
+    folder = corpus_path("warc-commoncrawl")
+    return [folder / "whirlwind.warc.wat.gz", folder / "whirlwind.warc.wet.gz"]
+
+
+def test_a_wat_or_wet_file_is_committed_with_a_hint_that_it_holds_no_html(tmp_path, capsys):
+    wat, wet = wat_and_wet()
+    good = build_sample(tmp_path / "good.warc.gz")
+    out = tmp_path / "out"
+    assert main(["extract", str(good), str(wat), str(wet), "--out", str(out), "--quiet", "--processes", "1"]) == 0
+    err = capsys.readouterr().err
+    assert (f"{wat}: 2 records, no HTML page (warcinfo 1, metadata 1): a WAT file holds metadata records, "
+            "not the pages: extract the crawl's WARC files") in err, err
+    assert (f"{wet}: 2 records, no HTML page (warcinfo 1, conversion 1): a WET file holds the pages' plain text, "
+            "not their HTML: extract the crawl's WARC files") in err, err
+    assert f"{good}:" not in err
+    assert err.strip().splitlines()[-1].startswith("3 committed, 0 already committed, 0 failed; "), err

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,7 +47,7 @@ def test_sample_commits_outputs_in_the_fleet_layout(sample_run):
     assert stats["input_id"] == iid and stats["input"].endswith("quadfleet-sample.warc.gz")
     for fmt in FORMATS:
         assert (out / "data" / fmt / f"{iid}.nq.gz").exists(), fmt
-    assert not list((out / ".tmp").iterdir()), "scratch files left behind"
+    assert not (out / ".tmp").exists(), "scratch files (or an empty scratch folder) left behind"
     # Statistics say what the files hold.
     for fmt in FORMATS:
         ds = load_quads(out / "data" / fmt / f"{iid}.nq.gz")
@@ -246,7 +251,7 @@ def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):
     import subprocess
     import sys
 
-    from quadfleet.worker.html.native import FASTWARC
+    from quadfleet.worker.native import FASTWARC
 
     archive = build_sample(tmp_path / "sample.warc.gz")
     spared = ("boto3", "botocore", "quadfleet.coordinator.fleet", "quadfleet.coordinator.index", "multiprocessing",
@@ -318,3 +323,61 @@ def test_the_sample_says_its_remote_context_is_there_on_purpose(tmp_path, capsys
     assert main(["extract", str(archive), "--out", str(tmp_path / "e"), "--quiet"]) == 0
     said = capsys.readouterr().out
     assert "| jsonld-remote-context |" in said and "on purpose" not in said  # only the sample says it
+
+
+# -- progress where stderr is not a terminal (issue 41) ---------------------------------------------------------
+
+PROGRESS_LINE = re.compile(r"^extract: (\d+)/(\d+) inputs, ([\d,]+) pages?, ([\d,.]+) pages/s, \d+:\d\d:\d\d$", re.M)
+
+
+def extract_in_a_log(tmp_path: Path, name: str, quiet: bool, until) -> tuple[int, str]:
+    """`quadfleet extract` of the sample archive, then of a named pipe that gives half of it and the rest once
+    ``until(stderr so far)`` holds; stderr goes to a file, a progress line every 0.2 s. (returncode, stderr)."""
+    from test_extract_reruns import SlowInput
+
+    first = build_sample(tmp_path / f"{name}-first.warc.gz")
+    data = first.read_bytes()
+    slow = SlowInput(tmp_path / f"{name}-slow.warc.gz", data, len(data) // 2)
+    log = tmp_path / f"{name}.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "quadfleet.cli", "extract", str(first), str(slow.path),
+                                 "--out", str(tmp_path / name), "--processes", "1", *(["--quiet"] if quiet else [])],
+                                stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
+                                env=dict(os.environ, QUADFLEET_PROGRESS_SECONDS="0.2"))
+        try:
+            deadline = time.monotonic() + 60
+            while not until(log.read_text()):
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.05)
+        finally:
+            slow.finish()
+            rc = proc.wait(60)
+    return rc, log.read_text()
+
+
+def test_a_run_whose_stderr_is_not_a_terminal_says_its_progress_every_so_often(tmp_path):
+    """`quadfleet extract ... 2> log` (nohup, systemd, a batch system) wrote nothing until the run ended: now a
+    line with the inputs, pages and pages/s every QUADFLEET_PROGRESS_SECONDS (30 by default), and at the end."""
+    def three_lines_midway(err: str) -> bool:
+        return sum(done == "1" and pages == "4" and float(rate) > 0
+                   for done, _, pages, rate in PROGRESS_LINE.findall(err)) >= 3
+
+    rc, err = extract_in_a_log(tmp_path, "shown", quiet=False, until=three_lines_midway)
+    assert rc == 0, err
+    *_, last, summary = err.strip().splitlines()
+    assert PROGRESS_LINE.match(last).groups()[:3] == ("2", "2", "8"), err  # at the end, before the summary
+    assert summary.startswith("2 committed"), err
+    quiet_rc, quiet = extract_in_a_log(tmp_path, "quiet", quiet=True,
+                                       until=lambda err, t=time.monotonic(): time.monotonic() - t > 1)
+    assert quiet_rc == 0 and not PROGRESS_LINE.search(quiet) and "extract:" not in quiet, quiet
+
+
+def test_the_progress_interval_is_checked(monkeypatch):
+    from quadfleet.coordinator.engine import PROGRESS_SECONDS, progress_seconds
+    from quadfleet.worker.errors import ConfigError
+
+    assert progress_seconds({}) == PROGRESS_SECONDS == 30
+    assert progress_seconds({"QUADFLEET_PROGRESS_SECONDS": "2.5"}) == 2.5
+    for bad in ("0", "-1", "soon", "inf", "nan"):
+        with pytest.raises(ConfigError, match=f"QUADFLEET_PROGRESS_SECONDS={bad}: not a number of seconds above 0"):
+            progress_seconds({"QUADFLEET_PROGRESS_SECONDS": bad})

@@ -1,4 +1,4 @@
-"""The native loader (worker/html/native.py): one place says which accelerators run, `quadfleet --version`
+"""The native loader (worker/native.py): one place says which accelerators run, `quadfleet --version`
 and every statistics file show it, a local run warns when a fallback runs, and the fallbacks give the same
 N-Quads as the native code on real archives."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus_path
 from quadfleet.worker import allocator
-from quadfleet.worker.html import native
+from quadfleet.worker import native
 from quadfleet.worker.output.compression import decompress, find_nquads
 from quadfleet.worker.output.layout import decode_stats
 
@@ -66,9 +66,9 @@ def test_version_names_each_accelerator_and_whether_it_runs():
 
 def test_the_boot_check_fails_naming_what_does_not_run():
     require_built()
-    ok = run([sys.executable, "-m", "quadfleet.worker.html.native", "--require"])
+    ok = run([sys.executable, "-m", "quadfleet.worker.native", "--require"])
     assert ok.returncode == 0 and ok.stderr == ""
-    bad = run([sys.executable, "-m", "quadfleet.worker.html.native", "--require"], **{native.OFF_ENV: "scan,dom"})
+    bad = run([sys.executable, "-m", "quadfleet.worker.native", "--require"], **{native.OFF_ENV: "scan,dom"})
     assert bad.returncode == 1
     assert len(bad.stderr.strip().splitlines()) == 1 and "scan (" in bad.stderr and "dom (" in bad.stderr
     assert "blocks (" not in bad.stderr and "Traceback" not in bad.stderr

@@ -17,10 +17,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import corpus_path
+from conftest import beside_a_clone, corpus_path, installed_command
 from quadfleet.worker.archive.inputs import spec
 from quadfleet.worker.output.compression import decompress, nq_stem
-from quadfleet.worker.output.layout import decode_stats, read_page_index
+from quadfleet.worker.output.layout import decode_stats
+from quadfleet.worker.output.pageindex import read_page_index
 from quadfleet.worker.output.stats import FileStats
 
 from quadfleet.cli import main
@@ -244,6 +245,20 @@ def test_a_killed_spark_run_resumes_and_ends_as_a_clean_run(runs, tmp_path):
     assert page_rows(out, (f"{piped}.csv.gz",)) == page_rows(clean)
     assert {i: d for i, d in stats_docs(out).items() if i != piped} == stats_docs(clean)
     assert not scratch_left(out), "the killed run's scratch is left in OUT/.tmp"
+
+
+@needs_spark
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10's executors cannot leave the current folder "
+                                                       "off sys.path (no PYTHONSAFEPATH)")
+def test_spark_runs_in_the_folder_that_holds_the_clone(tmp_path):
+    """Issue 41: executors start as `python -m pyspark.daemon` in the current folder, where a folder named
+    quadfleet (the clone's) shadowed the package: every input failed with an ImportError."""
+    source = corpus_path("warc-commoncrawl", "whirlwind.warc.gz")
+    res = subprocess.run([*installed_command(), "extract", str(source), "--out", str(tmp_path / "out"), "--engine",
+                          "spark", "--spark-master", MASTER, "--quiet"], cwd=beside_a_clone(tmp_path),
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert (tmp_path / "out" / "done" / spec(str(source)).id).exists()
 
 
 # -- refused in one line -----------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import pytest
 from conftest import REPO, build_real_pages_warc, corpus_archives
 from quadfleet.coordinator.report.classes import canonical_classes
 from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
-from quadfleet.worker.output.layout import read_page_index
+from quadfleet.worker.output.pageindex import read_page_index
 from quadfleet.worker.output.stats import FileStats
 from quadfleet.worker.pipeline.domains import pld
 from warcio.statusandheaders import StatusAndHeaders

@@ -20,7 +20,7 @@ import pytest
 import rdflib
 from conftest import REPO, build_real_pages_warc, corpus_path
 from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
-from quadfleet.worker.output.layout import read_page_index
+from quadfleet.worker.output.pageindex import read_page_index
 from quadfleet.worker.pipeline.domains import pld
 from rdflib import BNode, Literal
 from rdflib.plugins.parsers.ntriples import W3CNTriplesParser

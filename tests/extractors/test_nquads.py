@@ -103,7 +103,7 @@ def test_round_trip_values():
 
 
 def _fast_line():
-    from quadfleet.worker.html import native
+    from quadfleet.worker import native
 
     if not native.NQUADS.active:
         pytest.skip(f"quadfleet.worker.html._nquads does not run here: {native.NQUADS.reason}")
@@ -164,7 +164,7 @@ def test_c_lines_on_random_literals_and_terms():
 
 
 def _collect_both():
-    from quadfleet.worker.html import native
+    from quadfleet.worker import native
     from quadfleet.worker.pipeline.pagequads import collect_py
     from quadfleet.worker.rdf.schemaorg import canonical
 

@@ -158,8 +158,13 @@ def test_workers_drain_the_queue_and_match_a_local_extraction(fleet, tmp_path):
 
 # -- 2 ------------------------------------------------------------------------------------------------------
 
-def test_a_killed_worker_leaves_nothing_and_another_commits(fleet, slow):
+def test_a_killed_worker_leaves_nothing_and_another_commits(fleet, slow, tmp_path):
+    """Nothing under final names; and the half-written files it left in the temporary folder are removed by
+    the next worker (issue 41: they stayed there for ever)."""
     path, quads = slow
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    fleet.env["TMPDIR"] = str(temporary)
     uri = fleet.put("crawl", f"slow/{SLOW_NAME}", path)
     iid = input_id_of(uri)
     url, dlq = fleet.create_queue("kill")
@@ -172,6 +177,7 @@ def test_a_killed_worker_leaves_nothing_and_another_commits(fleet, slow):
     assert not keys_of(fleet.keys(out), iid), "output appeared before the archive was done"
     first.kill(signal.SIGKILL)
     first.popen.wait(10)
+    assert [p for p in temporary.rglob("*") if p.is_file() and ".nq" in p.name], "no half-written file left"
 
     # The message comes back when its visibility times out; the dead attempt left nothing under final names.
     wait_until(lambda: fleet.counts(url) == (1, 0), 15, "the killed worker's message to come back")
@@ -184,6 +190,7 @@ def test_a_killed_worker_leaves_nothing_and_another_commits(fleet, slow):
     assert len([k for k in keys if k.startswith("done/")]) == 1
     assert fleet.quads(out) == quads
     assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)
+    assert list(temporary.iterdir()) == []
 
 
 # -- 3 ------------------------------------------------------------------------------------------------------
@@ -422,3 +429,65 @@ def test_enqueue_into_a_run_with_other_settings_names_the_settings(fleet):
     assert "holds run run-" in res.stderr and "made with other settings: formats " in res.stderr
     assert "-html-embedded-jsonld" in res.stderr and "output.table none there (this run: parquet)" in res.stderr
     assert "config hash" not in res.stderr
+
+
+# -- the temporary folder ------------------------------------------------------------------------------------
+
+def test_a_store_makes_its_scratch_folder_only_when_a_file_needs_it(fleet, tmp_path, monkeypatch):
+    """Issue 41: each S3 store made without a scratch folder left an empty quadfleet-XXXXXXXX folder in the
+    temporary folder. Now it makes one when a file is first written through it, and removes it when closed
+    or collected; a folder it was given is never its to remove."""
+    import gc
+
+    from quadfleet.worker.output.s3 import S3Store
+
+    for name, value in fleet.env.items():
+        if name.startswith("AWS_"):
+            monkeypatch.setenv(name, value)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temporary))
+    store = S3Store("s3://out/scratch")
+    store.prepare()
+    store.put_bytes("small.json", b"{}")
+    assert store.read_bytes("small.json") == b"{}" and list(temporary.iterdir()) == []
+    made = store.scratch
+    assert made.parent == temporary and made.is_dir()
+    (made / "part.nq").write_text("x")
+    store.put_file("data/part.nq", str(made / "part.nq"))
+    store.close()
+    assert list(temporary.iterdir()) == [] and store.read_bytes("data/part.nq") == b"x"
+    assert S3Store("s3://out/scratch").scratch.parent == temporary  # (the store at once collected)
+    gc.collect()
+    assert list(temporary.iterdir()) == []
+    given = tmp_path / "given"
+    store = S3Store("s3://out/scratch", scratch=given)
+    store.prepare()
+    store.close()
+    del store
+    gc.collect()
+    assert given.is_dir()
+
+
+def test_enqueue_work_and_status_leave_the_temporary_folder_as_it_was(fleet, tmp_path):
+    """`status --watch` left a folder in the temporary folder at every refresh, `enqueue` one each run."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    fleet.env["TMPDIR"] = str(temporary)
+    (archive,) = upload_corpus(fleet, GOOD[:1])
+    url, _dlq = fleet.create_queue("tidy")
+    out = "s3://out/tidy"
+    fleet.enqueue(url, out, archive)
+    worker = fleet.worker(url, processes=1, idle_exit=2)
+    assert worker.wait(60) == 0, worker.log()
+    assert fleet.status(url, out)["committed"] == "1"
+    shown = tmp_path / "watch.txt"
+    with open(shown, "w") as fh:
+        watch = subprocess.Popen([*CLI, "status", "--queue-url", url, "--out", out, "--watch", "--interval", "0.2"],
+                                 env=fleet.env, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        try:
+            wait_until(lambda: shown.read_text().count("| committed ") >= 3, 60, "three refreshes")
+        finally:
+            watch.send_signal(signal.SIGINT)
+            watch.wait(30)
+    assert sorted(p.name for p in temporary.iterdir()) == []

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS, corpus_path, load_bench
 from quadfleet.coordinator.fleet import cost
+from quadfleet.coordinator.fleet.measured import MEASURED, Measured, fit
 from quadfleet.coordinator.fleet.measure import Plan, measure
 from quadfleet.coordinator.fleet.requests import Billing
 
@@ -43,7 +44,7 @@ def archive_path(name: str, workdir: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def committed() -> dict:
-    return json.loads(cost.MEASURED.read_text())
+    return json.loads(MEASURED.read_text())
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +60,14 @@ def run(committed, tmp_path_factory):
     return result
 
 
-def predicted(model: cost.Measured, archives: int, processes: int) -> dict[tuple, float]:
+def predicted(model: Measured, archives: int, processes: int) -> dict[tuple, float]:
     """What the fitted model says a run of ``archives`` inputs and ``processes`` worker processes makes."""
     return {(r.phase, r.service, r.operation, r.bucket):
             r.per_archive * archives + r.once * (processes if r.per_process else 1) for r in model.rates}
 
 
 def test_the_model_predicts_every_request_of_a_real_run(committed, run):
-    model = cost.fit(committed)
+    model = fit(committed)
     expected = predicted(model, run.archives, run.worker_processes)
     measured = {(phase, r["service"], r["operation"], r["bucket"]): r["requests"]
                 for phase, table in run.requests.items() for r in table}
@@ -129,7 +130,7 @@ def test_with_a_parquet_table_each_archive_writes_one_more(parquet_run):
 
 
 def test_the_crawl_total_is_its_parts(committed):
-    model = cost.fit(committed)
+    model = fit(committed)
     c = cost.crawl_cost(model, 556, cost.PriceBasis())
     assert c.compute == pytest.approx(3e9 / 556 / 3600 * 0.0125)
     assert c.total == pytest.approx(c.compute + c.requests + c.storage)
@@ -148,7 +149,7 @@ def test_the_crawl_total_is_its_parts(committed):
 
 def test_the_fit_tells_per_archive_from_once(committed):
     """Two runs, the second on twice the inputs: a count that doubles is per archive, one that stays is once."""
-    model = cost.fit(committed)
+    model = fit(committed)
     small, large = committed["runs"][0], committed["runs"][-1]
     assert large["archives"] == 2 * small["archives"]
     by_key = {(r.phase, r.operation, r.bucket): r for r in model.rates}

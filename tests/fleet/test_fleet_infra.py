@@ -30,7 +30,8 @@ import boto3
 import pytest
 from fleet_helpers import FakeImds, Fleet, build_slow_archive, fleet_env, input_id_of, wait_until
 from quadfleet.coordinator.fleet import commands as fleet_mod
-from quadfleet.coordinator.fleet.cost import PriceBasis, crawl_cost, load
+from quadfleet.coordinator.fleet.cost import PriceBasis, crawl_cost
+from quadfleet.coordinator.fleet.measured import load
 
 from quadfleet import __version__
 
@@ -84,7 +85,9 @@ class Aws(Fleet):
         self.ssm = boto3.client("ssm", **kw)
 
     def fleet(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess:
-        res = self.cli("fleet", *args)
+        # (`fleet up` uploads the code and a wheelhouse of about 110 MB to the moto server: on a loaded 2-core
+        # machine that took over the CLI helper's default minute)
+        res = self.cli("fleet", *args, timeout=300)
         if ok:
             assert res.returncode == 0, res.stderr
         return res
@@ -339,7 +342,7 @@ def test_fleet_up_creates_the_stack(aws):
     assert installs and all("--no-index" in line for line in installs if "quadfleet==" not in line)
     assert f'!= "quadfleet {__version__}"' in user_data  # the installed version is checked
     # every accelerator must run, else setup fails (set -e; the ERR trap stops the instance)
-    assert "\n/opt/quadfleet/bin/python -m quadfleet.worker.html.native --require\n" in user_data
+    assert "\n/opt/quadfleet/bin/python -m quadfleet.worker.native --require\n" in user_data
     assert "set -euo pipefail" in user_data and "trap 'echo \"quadfleet setup failed" in user_data
     (exec_start,) = re.findall(r"^ExecStart=(.*)$", user_data, re.MULTILINE)
     assert exec_start == f"/opt/quadfleet/bin/quadfleet work --queue-url {out['QueueUrl']} --idle-exit 300"
@@ -615,7 +618,7 @@ def test_cost_model():
     c = crawl_cost(load(), 300, PriceBasis(vcpu_hour=0.0125))
     assert round(c.vcpu_hours) == 2778 and round(c.compute, 2) == 34.72 and round(c.machine_hours) == 347
     assert c.total > c.compute
-    res = subprocess.run([sys.executable, "-m", "quadfleet.coordinator.fleet.cost", "--pages-per-s", "300",
+    res = subprocess.run([sys.executable, "-m", "quadfleet.cli", "fleet", "cost", "--pages-per-s", "300",
                           "--price", "0.0125", "--markdown"], capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode == 0 and f"| 300 | 2,778 | 347 | 3.5 | ${c.total:,.0f} |" in res.stdout, res.stdout
 

@@ -198,7 +198,7 @@ def run_archive(path: Path, prefilter: bool, scratch: Path) -> dict:
     from quadfleet.worker.config import load_config
     from quadfleet.worker.errors import QuadfleetError
     from quadfleet.worker.output.compression import decompress
-    from quadfleet.worker.output.layout import FormatWriters
+    from quadfleet.worker.output.writers import FormatWriters
     from quadfleet.worker.pipeline.process import extract_input
 
     config = load_config(prefilter=prefilter)

@@ -221,7 +221,7 @@ def test_tags_read_two_ways_are_read_in_linear_time():
     """Where a tag's two readings end it in different places ('<a"=">"' repeated: one at the first '>', the
     other past every later one, in quoted values), scanning goes on from the farther end: a page of such tags
     was read again from each of them (seconds for a few KB, before)."""
-    from quadfleet.worker.html import native
+    from quadfleet.worker import native
     from quadfleet.worker.html.evidence import scan_py
 
     for unit in (b'<a"=">"', b"<a'x ='>'", b"<b<x ='>'", b"<a\x01x ='>'"):

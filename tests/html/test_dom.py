@@ -8,7 +8,8 @@ import random
 import pytest
 from conftest import corpus_pages
 from lxml import etree
-from quadfleet.worker.html import dom, native
+from quadfleet.worker import native
+from quadfleet.worker.html import dom
 
 NAME_SETS = [("itemscope", "itemprop"), ("itemscope", "itemprop", "itemprop-reverse"), ("class",),
              ("property", "typeof", "vocab", "rel", "rev"), ("property", "rel", "rev"), ("id", "lang", "href")]

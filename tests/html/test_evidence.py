@@ -9,7 +9,8 @@ import random
 import pytest
 from conftest import corpus_pages
 from quadfleet.worker.config import load_config
-from quadfleet.worker.html import evidence, native
+from quadfleet.worker import native
+from quadfleet.worker.html import evidence
 from quadfleet.worker.html.evidence import scan_py
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import _tokens, extract_page, prefilter

@@ -6,7 +6,7 @@ import random
 
 import pytest
 from quadfleet.worker.html import blocks as jsonld_scan
-from quadfleet.worker.html import native
+from quadfleet.worker import native
 from quadfleet.worker.html.blocks import is_jsonld_type, iter_blocks, iter_blocks_py, iter_blocks_utf8
 
 # Every test below runs on both scans: the C one (when built) and the Python one it must equal.

@@ -11,7 +11,7 @@ from mf_helpers import MF_FORMATS
 from quadfleet.worker.extractors import EXTRACTORS
 from quadfleet.worker.extractors.microformats import common, index
 from quadfleet.worker.html import dom
-from quadfleet.worker.html.native import DOM
+from quadfleet.worker.native import DOM
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page
 from test_mf_corpus import microformat_pages

@@ -409,3 +409,34 @@ def test_the_docs_three_questions(made, tmp_path):
     doc = json.loads((shops / "tables-merged" / "Product" / "summary.json").read_text())
     assert (doc["duplicate_groups"], doc["cross_host_groups"], doc["entity_key_rules"]) == (1, 1, {"gtin": 2})
     assert doc["bad_lines"] == 1 and doc["rows"] == 2  # a line that is no quad: counted, the page kept
+
+
+def test_a_run_without_format_json_keeps_the_json_tables_and_one_with_says_it_remakes(tmp_path, capsys):
+    """Issue 41 item 4: `tables OUT --format json` then `tables OUT` made every class again and deleted the
+    JSON tables without a word. The Parquet parts are the same either way: the second run now reads nothing
+    and keeps the JSON tables, saying so; the other way round, the classes are made again, said first."""
+    out = tmp_path / "out"
+    assert main(["sample", "--out", str(out), "--quiet"]) == 0
+    dest = out / "tables-merged"
+    assert main(["tables", str(out), "--format", "json", "--quiet", "--processes", "1"]) == 0
+    before = _files(dest)
+    assert any("/json/" in name for name in before)
+    capsys.readouterr()
+    assert main(["tables", str(out), "--quiet", "--processes", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "reading" not in err, err
+    classes = sorted(p.name for p in dest.iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert (f"keeping the JSON tables of {len(classes)} classes (an earlier --format json made them; the Parquet "
+            f"parts are the same): delete {dest}/<Class>/json to drop them") in err, err
+    classes_of = lambda files: {k: v for k, v in files.items() if k != "summary.json"}  # noqa: E731
+    assert classes_of(_files(dest)) == classes_of(before)
+    # Parquet only first, then JSON: every class made again, and said before the work
+    only = tmp_path / "only"
+    assert main(["tables", str(out), "--out", str(only), "--quiet", "--processes", "1"]) == 0
+    capsys.readouterr()
+    assert main(["tables", str(out), "--out", str(only), "--format", "json", "--quiet", "--processes", "1"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (f"making {len(classes)} classes again for --format json: the JSON tables are written with the "
+                      f"Parquet parts ({', '.join(classes)})"), err
+    assert err[1].startswith("reading "), err
+    assert _files(only) == before

@@ -1,4 +1,4 @@
-/* A gzip member inflated whole, in one call, by libdeflate (worker/archive/fastwarc_reader.py's _whole says when).
+/* A gzip member inflated whole, in one call, by libdeflate (worker/archive/gzip_members.py's whole_member says when).
 
    Why: in a Common Crawl WARC each record is its own gzip member, and inflating them is about a seventh of an
    extraction on crawl-like pages. libdeflate inflates a whole member about a third faster than FastWARC's

@@ -9,7 +9,8 @@ where records are; each record is checked to be what warcio makes of the same by
 * Headers are parsed from the record's own bytes by headers.parse_header, warcio's parser transcribed;
   in a gzip WARC the WARC header is inflated here from the start of the record's member.
 * gzip: the record must be its member, alone. Where the inflate accelerator runs (libdeflate), each member
-  up to ``WHOLE_MAX`` bytes is inflated here whole, in one call that says where it ends (:func:`_whole`):
+  up to ``WHOLE_MAX`` bytes is inflated here whole, in one call that says where it ends
+  (:func:`.gzip_members.whole_member`):
   exact, and the next record starts there, so FastWARC is not asked. Otherwise, and for the member after
   one FastWARC read: a small member is inflated here whole (zlib): exact. A larger one: no gzip member
   header (1f 8b 08) from its start to the next record's, so FastWARC (which reads members back to back)
@@ -32,6 +33,9 @@ splits otherwise, over ``MAX_RECORD`` (kept in memory for a re-read), or with an
 16 KiB uncompressed; in gzip only if 16 KiB of deflate data inflate to under 4 KiB, i.e. padded with
 empty blocks). A source failing mid-stream raises its error after the same records, give or take a
 block. Nothing else is known to differ; tests/archive/test_records_fast.py compares both readers.
+
+This module holds the loop and the check of each record; :mod:`.tap` the stream read once for both readers,
+:mod:`.gzip_members` the search for member headers and the inflating of members.
 """
 from __future__ import annotations
 
@@ -42,20 +46,12 @@ from collections import Counter
 
 from fastwarc.warc import ArchiveIterator as FastIterator
 
-from ..html.native import INFLATE, SCAN
-from .headers import HTTP_WANTED, WARC_WANTED, parse_header
-from .headers import HeaderIncomplete as _More
-from .headers import NotAsWarcio as _NotFast
+from .gzip_members import member_at, member_start, whole_member
+from .headers import HTTP_WANTED, WARC_WANTED, HeaderIncomplete, NotAsWarcio, parse_header
 from .pages import HEADER_LINE, is_html, record_page
+from .tap import BLOCK, HARD_CAP, MAX_RECORD, READ, Resume, Tap
 
-BLOCK = 16384              # warcio's read size (warcio.utils.BUFF_SIZE)
-MAX_RECORD = 16 << 20      # longer record blocks are left to warcio: the fast path keeps a record in memory
 MAX_LINE = 4096            # HTTP header lines longer than this are left to warcio (see above)
-READ = 1 << 16             # source read size when the tap needs more
-KEEP_BEHIND = 1 << 17      # bytes kept behind warcio's read position, to hand the stream back
-HARD_CAP = 2 * MAX_RECORD  # bytes kept for the fast path beyond which warcio takes over
-WHOLE_MAX = 4 << 20        # a gzip member inflating to more is left to FastWARC's streaming inflate (memory)
-WHOLE_TRIES = 3            # places where a member may end tried before leaving it to FastWARC
 # warcio's ArcWarcRecordLoader.WARC_TYPES, HTTP_RECORDS and HTTP_SCHEMES (held equal by the tests), so that
 # an archive FastWARC reads whole never imports warcio
 WARC_TYPES = ("WARC/1.1", "WARC/1.0", "WARC/0.17", "WARC/0.18")
@@ -80,7 +76,7 @@ def fast_pages(fileobj, head: bytes, counts: Counter, max_page_bytes: int, whole
             base = fileobj.tell()
         except Exception:
             base = 0
-    tap = _Tap(fileobj, head, base, base + len(head) if whole_file else base + BLOCK)
+    tap = Tap(fileobj, head, base, base + len(head) if whole_file else base + BLOCK)
     pos, misaligned = base, 0
     try:
         while True:
@@ -97,7 +93,7 @@ def fast_pages(fileobj, head: bytes, counts: Counter, max_page_bytes: int, whole
             switch = _switch_back if fmt is not None else None
             from .warcio_reader import warcio_pages  # (imports warcio: only where it reads)
 
-            handed = yield from warcio_pages(_Resume(tap, pos), counts, max_page_bytes, whole_file, switch, trace)
+            handed = yield from warcio_pages(Resume(tap, pos), counts, max_page_bytes, whole_file, switch, trace)
             if handed is None:
                 return
             pos, junk = handed
@@ -125,7 +121,7 @@ def _fast_run(tap, pos: int, fmt: str, counts: Counter, limit: int, trace):
             rec = keep if pending is None else pending.start + pending.member
             if tap.at_eof(rec):
                 rec = None
-            elif (whole := _whole(tap, rec, trace)) is None:  # FastWARC reads it, from there
+            elif (whole := whole_member(tap, rec, trace)) is None:  # FastWARC reads it, from there
                 tap.pos = rec
                 records = _guard(trace, lambda: FastIterator(tap, parse_http=False))
                 rec = _FAILED if records is _FAILED else _guard(trace, next, records, None)
@@ -170,7 +166,7 @@ def _guard(trace, func, *args):
     costing only speed: warcio reads)."""
     try:
         return func(*args)
-    except _NotFast:
+    except NotAsWarcio:
         return None
     except Exception as exc:
         failed = exc
@@ -212,87 +208,115 @@ def _next_plain(tap, pending, keep: int):
 
 def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[bytes, int] | None) -> _Pending:
     """Parse and read the record found at ``start`` as warcio would (``whole``: its gzip member, inflated
-    whole, and the member's length); _NotFast if warcio could read it otherwise (then warcio reads it)."""
-    size, most, hdr = 1024, 2048, None  # usually enough for the WARC header
-    while hdr is None:
-        if whole is not None:
-            head, member = whole
-        else:
-            raw = tap.get(start, start + size)
-            head, member = _inflate(raw, most) if gz else (raw, None)
-            ended = len(raw) < size  # the stream ends in these bytes
-        try:
-            hdr = parse_header(head, len(head), member is not None or not gz and ended, WARC_WANTED,
-                               WARC_TYPES)
-        except _More:
-            if whole is not None or ended and not (gz and most) or size >= MAX_RECORD:
-                raise _NotFast from None  # the stream ends inside the header, or it is absurdly long
-            size, most = size * 8, 0
-        except EOFError:
-            raise _NotFast from None
-    rec_headers, hdr_len = hdr
-    if not gz and ended and hdr_len >= len(head):
-        raise _NotFast  # the stream ends in the WARC header or right after it: warcio tells if it is cut
+    whole, and the member's length); NotAsWarcio if warcio could read it otherwise (then warcio reads it)."""
+    rec_headers, hdr_len, head, member = _warc_header(tap, start, gz, whole)
     rtype = rec_headers.get_header("WARC-Type")
     uri = rec_headers.target_uri()
     try:
         length = int(rec_headers.get_header("Content-Length"))
     except (TypeError, ValueError):
-        raise _NotFast from None  # warcio reads on without a length (or as length 0): its way
+        raise NotAsWarcio from None  # warcio reads on without a length (or as length 0): its way
     if length < 0 or length > MAX_RECORD or rtype in HTTP_RECORDS and length and uri is None:
-        raise _NotFast  # (the last: warcio fails on it, AttributeError; let it)
+        raise NotAsWarcio  # (the last: warcio fails on it, AttributeError; let it)
     alone = member is not None
     if alone and (len(head) < hdr_len + length or head[hdr_len + length:].strip()):
-        raise _NotFast  # a member holding less, or more, than the record
+        raise NotAsWarcio  # a member holding less, or more, than the record
     if gz and not alone:  # FastWARC's block is read: its header must end where warcio's does
         if length != rec.content_length or not head[:hdr_len].endswith((b"\n\r\n", b"\n\n")):
-            raise _NotFast
+            raise NotAsWarcio
     http_headers = body = None
     # Of the block, only a response's HTTP header and an HTML body are read; requests and revisits get
     # HTTP headers from warcio too, but nothing depends on them (and a whole block cannot fail to parse).
     if rtype == "response" and length and uri.startswith(HTTP_SCHEMES):
-        # The HTTP header from the block bytes at hand (of a member inflated whole, its first 8 KiB: the block
-        # is not copied); if it runs past them, from FastWARC's block (gzip: its start must be the same
-        # bytes), the member or the tap (plain); up to 64 KiB.
-        fast, at = rec.reader if gz and member is None else None, start + hdr_len
-        data = head[hdr_len:hdr_len + min(length, 8192)]
-        while True:
-            try:
-                http_headers, http_len = parse_header(data, len(data), len(data) == length, HTTP_WANTED,
-                                                      None, MAX_LINE)
-                break
-            except _More:
-                if fast is not None:
-                    read, fast = fast.read(min(length, 1 << 16)), None
-                    if read[:len(data)] != data:
-                        raise _NotFast from None
-                elif alone:
-                    read = head[hdr_len:hdr_len + min(length, 1 << 16)]
-                else:
-                    read = b"" if gz else tap.get(at, at + min(length, 1 << 16))
-                if len(read) <= len(data):
-                    raise _NotFast from None  # the block ends early, or its HTTP header is that long
-                data = read
+        block = _Block(tap, rec if gz and not alone else None, head, start + hdr_len, hdr_len, length, gz, alone)
+        http_headers, http_len, data, fast = _http_header(block)
         if is_html(http_headers.get_header("Content-Type")):
-            need = min(length, http_len + limit + 1)
-            if need <= len(data):
-                body = data[http_len:need]
-            elif alone:  # the member inflated whole
-                body = head[hdr_len + http_len:hdr_len + need]
-            elif fast is not None:  # FastWARC's block, untouched so far: its body in one piece
-                if fast.read(http_len) != data[:http_len]:
-                    raise _NotFast
-                body = fast.read(need - http_len)
-                if body[:len(data) - http_len] != data[http_len:]:
-                    raise _NotFast
-            elif gz:  # FastWARC's block, read up to len(data)
-                body = data[http_len:] + rec.reader.read(need - len(data))
-            else:
-                body = tap.get(at + http_len, at + need)
+            body = _html_body(block, http_len, data, fast, min(length, http_len + limit + 1))
     delta = _Delta()
     page = record_page(rtype, rec_headers, http_headers, lambda: body if len(body) <= limit else None,
                        delta, limit, start)
     return _Pending(start, hdr_len, length, head[:hdr_len], delta, page, member)
+
+
+def _warc_header(tap, start: int, gz: bool, whole: tuple[bytes, int] | None):
+    """The WARC header of the record at ``start``, parsed from its own bytes (in a gzip WARC, from the start of
+    its member, inflated here): (its fields, its length, the record's bytes at hand from its start, the
+    member's length if all of it was inflated, else None); NotAsWarcio where warcio could read it otherwise."""
+    size, most, hdr, ended = 1024, 2048, None, False  # usually enough for the WARC header
+    while hdr is None:
+        if whole is not None:
+            head, member = whole
+        else:
+            raw = tap.get(start, start + size)
+            head, member = member_start(raw, most) if gz else (raw, None)
+            ended = len(raw) < size  # the stream ends in these bytes
+        try:
+            hdr = parse_header(head, len(head), member is not None or not gz and ended, WARC_WANTED,
+                               WARC_TYPES)
+        except HeaderIncomplete:
+            if whole is not None or ended and not (gz and most) or size >= MAX_RECORD:
+                raise NotAsWarcio from None  # the stream ends inside the header, or it is absurdly long
+            size, most = size * 8, 0
+        except EOFError:
+            raise NotAsWarcio from None
+    rec_headers, hdr_len = hdr
+    if not gz and ended and hdr_len >= len(head):
+        raise NotAsWarcio  # the stream ends in the WARC header or right after it: warcio tells if it is cut
+    return rec_headers, hdr_len, head, member
+
+
+class _Block:
+    """Where a response's block can be read from: the record's bytes at hand (``head``, from the record's start:
+    all of its member if ``alone``, inflated here whole), FastWARC's block (``rec``: gzip, read by FastWARC), or
+    the tap (plain, from the stream position ``at``)."""
+    __slots__ = ("tap", "rec", "head", "at", "hdr_len", "length", "gz", "alone")
+
+    def __init__(self, *fields):
+        self.tap, self.rec, self.head, self.at, self.hdr_len, self.length, self.gz, self.alone = fields
+
+
+def _http_header(b: _Block):
+    """The HTTP header from the block bytes at hand (of a member inflated whole, its first 8 KiB: the block is
+    not copied); if it runs past them, from FastWARC's block (gzip: its start must be the same bytes), the member
+    or the tap (plain); up to 64 KiB. (Its fields, its length, the block's bytes read, FastWARC's block reader
+    if it is untouched so far, else None.)"""
+    fast, length = b.rec.reader if b.rec is not None else None, b.length
+    data = b.head[b.hdr_len:b.hdr_len + min(length, 8192)]
+    while True:
+        try:
+            http_headers, http_len = parse_header(data, len(data), len(data) == length, HTTP_WANTED, None,
+                                                  MAX_LINE)
+            return http_headers, http_len, data, fast
+        except HeaderIncomplete:
+            if fast is not None:
+                read, fast = fast.read(min(length, 1 << 16)), None
+                if read[:len(data)] != data:
+                    raise NotAsWarcio from None
+            elif b.alone:
+                read = b.head[b.hdr_len:b.hdr_len + min(length, 1 << 16)]
+            else:
+                read = b"" if b.gz else b.tap.get(b.at, b.at + min(length, 1 << 16))
+            if len(read) <= len(data):
+                raise NotAsWarcio from None  # the block ends early, or its HTTP header is that long
+            data = read
+
+
+def _html_body(b: _Block, http_len: int, data: bytes, fast, need: int) -> bytes:
+    """The body up to ``need`` bytes into the block (past the page limit by one: a longer page is told)."""
+    if need <= len(data):
+        return data[http_len:need]
+    if b.alone:  # the member inflated whole
+        return b.head[b.hdr_len + http_len:b.hdr_len + need]
+    if fast is not None:  # FastWARC's block, untouched so far: its body in one piece
+        if fast.read(http_len) != data[:http_len]:
+            raise NotAsWarcio
+        body = fast.read(need - http_len)
+        if body[:len(data) - http_len] != data[http_len:]:
+            raise NotAsWarcio
+        return body
+    if b.gz:  # FastWARC's block, read up to len(data)
+        return data[http_len:] + b.rec.reader.read(need - len(data))
+    return b.tap.get(b.at + http_len, b.at + need)
 
 
 def _ends_at(tap, p: _Pending, end: int, gz: bool) -> bool:
@@ -305,25 +329,10 @@ def _ends_at(tap, p: _Pending, end: int, gz: bool) -> bool:
     lo, hi = p.start + 1 - tap.start, end - 17 - tap.start  # where a second member could start
     if hi <= lo:
         return False
-    if _member_at(tap.buf, lo, hi) >= 0:
+    if member_at(tap.buf, lo, hi) >= 0:
         return False
     size = struct.unpack("<I", tap.get(end - 4, end))[0]
     return (size - p.hdr_len - p.length) & 0xFFFFFFFF <= 4
-
-
-def gzip_member_at_py(data, lo: int, hi: int) -> int:
-    """The first offset where a gzip member header (1f 8b 08) starts in ``data[lo:hi - 1]``, or -1: what
-    ``_scan.gzip_member_at`` does in C (it reads every compressed byte of a gzip WARC once)."""
-    at = data.find(b"\x1f\x8b", lo, hi)
-    while at >= 0:
-        if data[at + 2:at + 3] == b"\x08":
-            return at
-        at = data.find(b"\x1f\x8b", at + 1, hi)
-    return -1
-
-
-_member_at = SCAN.module.gzip_member_at if SCAN.active else gzip_member_at_py
-_member = INFLATE.module.member if INFLATE.active else None
 
 
 def _last_ok(tap, p: _Pending, gz: bool) -> bool:
@@ -360,151 +369,12 @@ def _switch_back(it):
     return resume if resume >= it.fh.tap.start else None
 
 
-def _whole(tap, start: int, trace) -> tuple[bytes, int] | None:
-    """The gzip member at ``start`` inflated whole by libdeflate, and its length; None where FastWARC is to read
-    it (libdeflate is not there; the member has a header CRC, which zlib checks and libdeflate skips; it is
-    damaged, inflates to over WHOLE_MAX bytes, or is followed by anything but a member or the stream's end).
-
-    Its end is found before it is inflated: the first gzip member header after it (or the stream's end) whose
-    4 bytes before, the member's length field, give a size up to WHOLE_MAX. libdeflate then checks that the
-    member inflates to exactly that many bytes (CRC-32 and length checked) and says where it ended, which must
-    be there. A header found inside compressed data (about one in 16 MiB) fails that check: the next is
-    tried, up to WHOLE_TRIES."""
-    if not INFLATE.active:
-        return None
-    flags = tap.get(start + 3, start + 4)
-    if flags and flags[0] & 0x02:  # FHCRC
-        return None
-    at, tries = start + 20, 0  # (the shortest member: a 10-byte header, an empty block, the 8-byte trailer)
-    while True:
-        found = _member_at(tap.buf, at - tap.start, len(tap.buf))
-        if found < 0:
-            if not tap.eof:
-                if tap.error is not None or tap.end - start > WHOLE_MAX:
-                    return None
-                at = max(at, tap.end - 2)  # (a header split between two reads)
-                tap.fill(tap.end + READ)
-                continue
-            end = tap.end
-        else:
-            end = tap.start + found
-        if end - start < 20:
-            return None
-        size = int.from_bytes(tap.buf[end - 4 - tap.start:end - tap.start], "little")
-        if size <= WHOLE_MAX:
-            got = _member(tap.buf, start - tap.start, end - tap.start, size)
-            if got is not None:
-                if got[1] != end - start:
-                    return None  # something that is not a member follows it
-                if trace is not None:
-                    trace["whole-members"] += 1
-                return got
-        tries += 1
-        if found < 0 or tries >= WHOLE_TRIES:
-            return None
-        at = end + 1
-
-
 def _format_at(tap, pos: int) -> str | None:
     """'gzip' or 'plain' if a WARC record (gzip member) starts at ``pos``, else None."""
     data = tap.get(pos, pos + 512)
     if data[:2] == b"\x1f\x8b":
         try:
-            return "gzip" if _inflate(data, 8)[0].startswith(b"WARC/") else None
-        except _NotFast:
+            return "gzip" if member_start(data, 8)[0].startswith(b"WARC/") else None
+        except NotAsWarcio:
             return None
     return "plain" if data.startswith(b"WARC/") else None
-
-
-def _inflate(raw: bytes, most: int) -> tuple[bytes, int | None]:
-    """The start of a gzip member (at most ``most`` bytes, 0: all ``raw`` gives); and the member's
-    compressed length if all of it was inflated (else None)."""
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        data = inflater.decompress(raw, most)
-    except zlib.error:
-        raise _NotFast from None
-    return data, len(raw) - len(inflater.unused_data) if inflater.eof else None
-
-
-class _Tap:
-    """The source stream, read once. FastWARC reads through it; bytes from the first uncommitted record
-    on stay here, so warcio can read them again (S3 and HTTPS bodies cannot be rewound)."""
-
-    def __init__(self, src, head: bytes, base: int, first_block: int):
-        self.src, self.buf = src, bytearray(head)
-        self.start = self.pos = self.base = base  # stream positions of buf[0], of FastWARC's next read
-        self.first_block = first_block  # where warcio's second read starts (then every BLOCK bytes)
-        self.eof, self.error, self.capped = False, None, False
-
-    @property
-    def end(self) -> int:
-        return self.start + len(self.buf)
-
-    def fill(self, upto: int) -> None:
-        """Read the source up to ``upto`` (or its end, or its failure, which is kept for warcio to meet)."""
-        while self.end < upto and not self.eof and self.error is None:
-            try:
-                data = self.src.read(max(upto - self.end, BLOCK))
-            except Exception as exc:
-                self.error = exc
-                return
-            if not data:
-                self.eof = True
-            self.buf += data
-
-    def get(self, a: int, b: int) -> bytes:
-        self.fill(b)
-        with memoryview(self.buf) as view:
-            return view[a - self.start:b - self.start].tobytes()
-
-    def release(self, upto: int) -> None:
-        """Bytes before ``upto`` are not needed any more: dropped once they are most of the buffer (each
-        drop makes the next growth copy what is left)."""
-        if upto - self.start > max(READ * 16, len(self.buf) // 2):
-            del self.buf[:upto - self.start]
-            self.start = upto
-
-    def at_eof(self, pos: int) -> bool:
-        self.fill(pos + 1)
-        return self.eof and self.end <= pos
-
-    def read(self, n: int = -1):
-        """FastWARC's read. A failure of the source, or the memory cap, looks like the end to it."""
-        n = READ if n is None or n < 0 else n
-        if self.end - self.start > HARD_CAP:
-            self.capped = True
-            return b""
-        if self.pos + n > self.end:
-            self.fill(self.pos + n)
-        i = self.pos - self.start
-        data = self.buf[i:i + n]
-        self.pos += len(data)
-        return data
-
-    def tell(self) -> int:
-        return self.pos
-
-
-class _Resume:
-    """The stream from ``pos`` on, for warcio, in the blocks it reads from the stream's start (the first
-    ending where its first read of the stream ended, then every BLOCK bytes)."""
-
-    def __init__(self, tap: _Tap, pos: int):
-        self.tap, self.pos = tap, pos
-
-    def tell(self) -> int:
-        return self.pos
-
-    def read(self, n: int = -1) -> bytes:
-        tap, pos = self.tap, self.pos
-        stop = tap.first_block if pos < tap.first_block else pos + BLOCK - (pos - tap.first_block) % BLOCK
-        if n is not None and n >= 0:
-            stop = min(stop, pos + n)
-        tap.fill(stop)
-        if tap.end <= pos and tap.error is not None:
-            raise tap.error  # where the source failed (after the bytes it gave, as it gave them to us)
-        data = bytes(tap.buf[pos - tap.start:stop - tap.start])
-        self.pos += len(data)
-        tap.release(self.pos - KEEP_BEHIND)
-        return data

@@ -17,8 +17,8 @@ from collections import Counter
 from typing import Iterator
 
 from ..errors import ArchiveError
-from ..html.native import FASTWARC
 from ..html.page import Page
+from ..native import FASTWARC
 from .pages import HTML_TYPES, is_html
 
 __all__ = ["ARCHIVE_STARTS", "HTML_TYPES", "is_archive_start", "is_html", "iter_pages", "shown_start"]

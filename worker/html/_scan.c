@@ -445,7 +445,7 @@ static PyObject *utf8_valid(PyObject *self, PyObject *arg) {
 
 /* gzip_member_at(data, lo, hi) -> int: the first offset i, lo <= i <= hi - 2, where the bytes 1f 8b 08 (a gzip
  * member header) start, or -1: Python's bytes.find(b"\x1f\x8b", lo, hi) followed by a check of the third byte,
- * as the FastWARC reader's record check did (worker/archive/fastwarc_reader.py), but memchr-driven: that check
+ * as gzip_member_at_py does (worker/archive/gzip_members.py), but memchr-driven: the FastWARC reader's check
  * reads every compressed byte of a gzip WARC, and bytes.find of two bytes took 2% of a whole run on the crawl
  * mix. lo and hi are clamped to the data as slicing clamps them; the third byte may lie at hi or beyond (and a
  * header whose third byte is past the data's end is not one). */

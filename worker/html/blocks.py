@@ -21,7 +21,7 @@ import html
 import re
 from typing import Iterator
 
-from .native import BLOCKS
+from ..native import BLOCKS
 
 # else iter_blocks_py, the definition the C scan is tested against
 _blocks_c, _blocks_utf8 = ((BLOCKS.module.jsonld_blocks, BLOCKS.module.jsonld_blocks_utf8) if BLOCKS.active

@@ -4,13 +4,13 @@ Why a module: microdata (``itemscope``, ``itemprop``), RDFa (``property``, ``rel
 (``class``) each begin by finding the few elements that carry their attributes. lxml's XPath ``//@a/..`` walks
 every node at about 0.15 us each, and a Python walk gives every element a proxy; ``_dom.c`` walks libxml2's
 nodes in C and makes proxies only for what it finds (several times faster on real pages). Where the C
-extension is not built, or fails the loader's check (:mod:`.native`), XPath gives the same lists.
+extension is not built, or fails the loader's check (:mod:`..native`), XPath gives the same lists.
 """
 from __future__ import annotations
 
 from lxml import etree
 
-from .native import CHILDREN, DOCUMENT, DOM, SUBTREE
+from ..native import CHILDREN, DOCUMENT, DOM, SUBTREE
 
 __all__ = ["CHILDREN", "DOCUMENT", "SUBTREE", "class_index", "class_index_py", "class_index_roots",
            "class_index_roots_py", "find", "find_xpath"]

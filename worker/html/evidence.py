@@ -25,7 +25,7 @@ import logging
 import re
 from typing import NamedTuple
 
-from .native import SCAN
+from ..native import SCAN
 
 _scan_c = SCAN.module.scan if SCAN.active else None  # else scan_py, the definition it is tested against
 

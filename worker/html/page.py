@@ -16,9 +16,9 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
+from ..native import SCAN
 from . import charset
 from .evidence import Evidence
-from .native import SCAN
 
 
 def _utf8_valid_py(data: bytes) -> bool:

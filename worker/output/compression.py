@@ -5,7 +5,7 @@ Writers (the per-format data files) open a scratch file through :class:`NQuadsFi
 :func:`open_nquads`, which tell the compression from the file's first bytes, so a reader never needs to
 know which setting a run used, and a run made with gzip and one made with zstd read the same way.
 
-gzip is written with ISA-L's deflate (the ``isal`` accelerator, :mod:`...html.native`) at the levels where it
+gzip is written with ISA-L's deflate (the ``isal`` accelerator, :mod:`...native`) at the levels where it
 is both fast and about as small as zlib, else with zlib: see :func:`gzip_deflater`.
 """
 from __future__ import annotations
@@ -18,11 +18,10 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from ..html.native import ISAL
+from ..native import ISAL
 
 COMPRESSIONS = ("gzip", "zstd")
 SUFFIXES = {"gzip": ".nq.gz", "zstd": ".nq.zst"}
-LEVELS = {"gzip": (1, 9), "zstd": (1, 22)}
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _GZIP_WBITS = 31  # a gzip member (header with mtime 0, trailer), not a raw or zlib stream

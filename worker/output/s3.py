@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 import tempfile
+import weakref
 from pathlib import Path
 
 import botocore.exceptions
@@ -35,14 +37,33 @@ def split_s3_url(url: str) -> tuple[str, str]:
 
 
 class S3Store:
+    """The outputs under ``url``. Files bound for it are written first into ``scratch``, the folder given, or
+    else one of the temporary folder's, made when first needed (a store that only reads, lists or puts small
+    objects makes none) and removed by :meth:`close` or when the store is collected."""
+
     def __init__(self, url: str, scratch: str | Path | None = None):
         self.url = url.rstrip("/")
         self.bucket, self.prefix = split_s3_url(url)
-        self.scratch = Path(scratch or tempfile.mkdtemp(prefix="quadfleet-"))
+        self._scratch = Path(scratch) if scratch else None
+        self._made: weakref.finalize | None = None  # removes the folder this store made, if it made one
         self.s3 = client("s3")
 
+    @property
+    def scratch(self) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="quadfleet-"))
+            self._made = weakref.finalize(self, shutil.rmtree, self._scratch, ignore_errors=True)
+        return self._scratch
+
     def prepare(self) -> None:
-        self.scratch.mkdir(parents=True, exist_ok=True)
+        if self._scratch is not None:  # (one of its own is made when first needed)
+            self._scratch.mkdir(parents=True, exist_ok=True)
+
+    def close(self) -> None:
+        """Remove the scratch folder this store made (a folder it was given stays)."""
+        if self._made is not None:
+            self._made()
+            self._made, self._scratch = None, None
 
     def _key(self, key: str) -> str:
         return self.prefix + key

@@ -84,18 +84,26 @@ def _take_if_dead(lock: Path, directory: Path) -> bool:
 class RunScratch:
     """This run's scratch directory under ``base`` (``.path``), after removing what dead runs left there.
 
-    ``release()`` (or leaving the ``with`` block) removes the directory and its lock. Pool processes
-    ``hold(scratch.lock_path)`` so that the directory stays live while any of them writes into it."""
+    ``release()`` (or leaving the ``with`` block) removes the directory and its lock, and ``base`` too if
+    nothing else is left in it (no other run's), unless ``keep_base`` (a folder the user named). Pool
+    processes ``hold(scratch.lock_path)`` so that the directory stays live while any of them writes into it."""
 
-    def __init__(self, base: str | Path):
+    def __init__(self, base: str | Path, keep_base: bool = False):
         self.base = Path(base)
-        self.base.mkdir(parents=True, exist_ok=True)
-        remove_stale(self.base)
+        self.keep_base = keep_base
         name = f"run-{os.getpid()}-{secrets.token_hex(4)}"
         self.lock_path = self.base / f"{name}.lock"
         self.path = self.base / name
         new = self.base / f"{name}.new"
-        self._fd: int | None = os.open(new, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        for attempt in range(5):
+            self.base.mkdir(parents=True, exist_ok=True)
+            remove_stale(self.base)
+            try:
+                self._fd: int | None = os.open(new, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+                break
+            except FileNotFoundError:  # another run, ending, removed the empty base meanwhile: make it again
+                if attempt == 4:
+                    raise
         self._live = True
         if fcntl is not None:
             fcntl.flock(self._fd, fcntl.LOCK_SH)
@@ -114,6 +122,11 @@ class RunScratch:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if not self.keep_base:
+            try:
+                self.base.rmdir()  # only if empty: another run's files (or a user's) keep it
+            except OSError:
+                pass
 
     def __enter__(self) -> "RunScratch":
         return self

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from ..extractors.base import Extractor
 from ..html import charset
 from ..html.evidence import F_REFS, F_VOCAB, scan
-from ..html.native import NQUADS
 from ..html.page import Page
+from ..native import NQUADS
 from ..rdf.nquads import Serializer, bnode_prefix, iri
 from ..rdf.schemaorg import canonical
 from ..rdf.terms import IRI, RDF_TYPE

@@ -15,17 +15,18 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from ... import __version__
+from .. import native
 from ..archive.inputs import InputSpec
 from ..archive.ranges import SelectionReader
 from ..archive.records import iter_pages
 from ..archive.sources import CountingReader, open_stream
 from ..config import Config
 from ..errors import ArchiveError, Interrupted
-from ..html import native
 from ..output.derived import DerivedOutputs, derived_outputs
-from ..output.layout import (FormatWriters, PageIndex, data_key, done_key, encode_stats, error_key, pages_key,
-                             stats_key)
+from ..output.layout import data_key, done_key, encode_stats, error_key, pages_key, stats_key
+from ..output.pageindex import PageIndex
 from ..output.stats import FileStats
+from ..output.writers import FormatWriters
 from .domains import PldCache, psl_info
 from .installed import dist_version
 from .pagequads import extract_page, prefilter

@@ -19,9 +19,9 @@ import sys
 import time
 from collections import deque
 
+from .. import native
 from ..config import Config
 from ..errors import QuadfleetError
-from ..html import native
 from . import asg
 from .spot import SpotWatcher, resolve_endpoint
 from .worker import Worker
@@ -122,27 +122,52 @@ def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float
     endpoint = resolve_endpoint(config.worker.spot_endpoint)
     membership = membership or asg.discover(config.worker.autoscaling)
     if processes <= 1:
-        guard = asg.ScaleInGuard(membership) if membership else None
-        worker = Worker(queue_url, config, idle_exit, guard=guard, tasks=tasks)  # checks the queue first
-        watcher = None
-        if endpoint:
-            watcher = SpotWatcher(endpoint, config.worker.spot_poll_interval,
-                                  lambda notice: os.kill(os.getpid(), signal.SIGTERM)).start()
-        try:
-            code = worker.work()
-        finally:
-            if watcher:
-                watcher.stop()
-        if guard:
-            guard.finish(idle=not worker.stopping)
-        return code
-
+        return _run_here(queue_url, config, idle_exit, membership, tasks, endpoint)
     Worker(queue_url, config, idle_exit)  # fail fast, in one line, on a bad queue URL or credentials
-    ctx = mp.get_context("spawn")
-    shared = asg.SharedState(ctx) if membership else None
+    return _Pool(queue_url, config, processes, idle_exit, membership, tasks).run(endpoint)
 
-    def start(name: str):
-        process = ctx.Process(target=_child, args=(queue_url, config, idle_exit, membership, shared, tasks), name=name)
+
+def _spot_watcher(endpoint: str | None, config: Config) -> SpotWatcher | None:
+    """A spot notice becomes a SIGTERM to this process (a stop, passed on as any other)."""
+    if not endpoint:
+        return None
+    return SpotWatcher(endpoint, config.worker.spot_poll_interval,
+                       lambda notice: os.kill(os.getpid(), signal.SIGTERM)).start()
+
+
+def _run_here(queue_url: str, config: Config, idle_exit: float | None, membership, tasks,
+              endpoint: str | None) -> int:
+    """One process: the Worker runs in this one."""
+    guard = asg.ScaleInGuard(membership) if membership else None
+    worker = Worker(queue_url, config, idle_exit, guard=guard, tasks=tasks)  # checks the queue first
+    watcher = _spot_watcher(endpoint, config)
+    try:
+        code = worker.work()
+    finally:
+        if watcher:
+            watcher.stop()
+    if guard:
+        guard.finish(idle=not worker.stopping)
+    return code
+
+
+class _Pool:
+    """Several processes: one Worker per child, kept alive (a child that dies is replaced, within the restart
+    budget); signals passed on, the second one as SIGKILL."""
+
+    def __init__(self, queue_url: str, config: Config, processes: int, idle_exit: float | None, membership,
+                 tasks):
+        self.ctx = mp.get_context("spawn")
+        self.membership = membership
+        self.shared = asg.SharedState(self.ctx) if membership else None
+        self.child_args = (queue_url, config, idle_exit, membership, self.shared, tasks)
+        self.config = config
+        self.signals = 0
+        self.gave_up = False
+        self.children = [Child(f"worker-{i}", self.start) for i in range(processes)]
+
+    def start(self, name: str):
+        process = self.ctx.Process(target=_child, args=self.child_args, name=name)
         # Children ignore the terminal's SIGINT (it reaches the whole process group); we pass it on once.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
@@ -151,16 +176,11 @@ def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float
             signal.signal(signal.SIGINT, previous)
         return process
 
-    children = [Child(f"worker-{i}", start) for i in range(processes)]
-    signals = 0
-    gave_up = False
-
-    def stop_children(signum=None, frame=None) -> None:
-        nonlocal signals
-        signals += 1
-        sig = signal.SIGTERM if signals == 1 else signal.SIGKILL
-        log.info("stopping %d worker process(es)%s", len(children), "" if signals == 1 else " now")
-        for child in children:
+    def stop_children(self, signum=None, frame=None) -> None:
+        self.signals += 1
+        sig = signal.SIGTERM if self.signals == 1 else signal.SIGKILL
+        log.info("stopping %d worker process(es)%s", len(self.children), "" if self.signals == 1 else " now")
+        for child in self.children:
             child.restart_at = None
             if child.process.is_alive() and child.process.pid:
                 try:
@@ -168,46 +188,51 @@ def run_workers(queue_url: str, config: Config, processes: int, idle_exit: float
                 except ProcessLookupError:
                     pass
 
-    signal.signal(signal.SIGTERM, stop_children)
-    signal.signal(signal.SIGINT, stop_children)
-    watcher = SpotWatcher(endpoint, config.worker.spot_poll_interval,
-                          lambda notice: os.kill(os.getpid(), signal.SIGTERM)).start() if endpoint else None
-    try:
-        while any(child.alive() for child in children):
-            time.sleep(0.2)
-            now = time.monotonic()
-            for child in children:
-                if child.restart_at is not None:
-                    if signals:
-                        child.restart_at = None
-                    elif now >= child.restart_at:
-                        child.restart()
-                        log.info("%s restarted (pid %s)", child.name, child.process.pid)
-                    continue
-                code = child.process.exitcode
-                if code is None or code == 0 or signals or gave_up:
-                    continue  # running; done (idle or stopped); or we are stopping: not replaced
-                child.deaths.append(now)
-                while child.deaths and now - child.deaths[0] > 60:
-                    child.deaths.popleft()
-                if len(child.deaths) > RESTARTS_PER_MINUTE:
-                    log.error("%s died %d times in a minute (last: %s): giving up", child.name,
-                              len(child.deaths), _exit_text(code))
-                    gave_up = True
-                    stop_children()
-                    continue
-                log.warning("%s (pid %s) died (%s): restarting it in %.0f s", child.name, child.process.pid,
-                            _exit_text(code), RESTART_DELAY)
-                child.down = True
-                child.restart_at = now + RESTART_DELAY
-    finally:
-        if watcher:
-            watcher.stop()
-    # A child our SIGTERM reached before it had set its handler (still starting: it held no message)
-    # dies of the signal itself; that is a clean stop, not a failure. So is a stop while a slot waited for
-    # its replacement.
-    ok = not gave_up and all(child.down or child.process.exitcode == 0
-                             or (signals and child.process.exitcode == -signal.SIGTERM) for child in children)
-    if membership:  # all idle: leave the group; stopped or failed: only drop the protection
-        asg.ScaleInGuard(membership, shared).finish(idle=ok and signals == 0)
-    return 0 if ok else 1
+    def run(self, endpoint: str | None) -> int:
+        signal.signal(signal.SIGTERM, self.stop_children)
+        signal.signal(signal.SIGINT, self.stop_children)
+        watcher = _spot_watcher(endpoint, self.config)
+        try:
+            while any(child.alive() for child in self.children):
+                time.sleep(0.2)
+                now = time.monotonic()
+                for child in self.children:
+                    self.tend(child, now)
+        finally:
+            if watcher:
+                watcher.stop()
+        # A child our SIGTERM reached before it had set its handler (still starting: it held no message)
+        # dies of the signal itself; that is a clean stop, not a failure. So is a stop while a slot waited for
+        # its replacement.
+        ok = not self.gave_up and all(child.down or child.process.exitcode == 0
+                                      or (self.signals and child.process.exitcode == -signal.SIGTERM)
+                                      for child in self.children)
+        if self.membership:  # all idle: leave the group; stopped or failed: only drop the protection
+            asg.ScaleInGuard(self.membership, self.shared).finish(idle=ok and self.signals == 0)
+        return 0 if ok else 1
+
+    def tend(self, child: Child, now: float) -> None:
+        """Restart a dead child when its time comes; note a new death, giving up past the restart budget."""
+        if child.restart_at is not None:
+            if self.signals:
+                child.restart_at = None
+            elif now >= child.restart_at:
+                child.restart()
+                log.info("%s restarted (pid %s)", child.name, child.process.pid)
+            return
+        code = child.process.exitcode
+        if code is None or code == 0 or self.signals or self.gave_up:
+            return  # running; done (idle or stopped); or we are stopping: not replaced
+        child.deaths.append(now)
+        while child.deaths and now - child.deaths[0] > 60:
+            child.deaths.popleft()
+        if len(child.deaths) > RESTARTS_PER_MINUTE:
+            log.error("%s died %d times in a minute (last: %s): giving up", child.name,
+                      len(child.deaths), _exit_text(code))
+            self.gave_up = True
+            self.stop_children()
+            return
+        log.warning("%s (pid %s) died (%s): restarting it in %.0f s", child.name, child.process.pid,
+                    _exit_text(code), RESTART_DELAY)
+        child.down = True
+        child.restart_at = now + RESTART_DELAY

@@ -38,18 +38,19 @@ import json
 import logging
 import os
 import random
-import shutil
 import signal
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..aws import AwsError, client, describe, one_line, region_of_queue, require, retried
 from ..config import Config
 from ..errors import InputMissing, Interrupted, QuadfleetError, io_errors, is_transient
 from ..output.manifest import Manifest, RunError, load_manifest
 from ..output.s3 import S3Store
+from ..output.scratch import RunScratch
 from ..output.stats import FileStats
 from ..pipeline.process import now_iso, process_input, record_failure, versions, worker_name
 from .heartbeat import Heartbeat
@@ -62,6 +63,12 @@ TRANSIENT_TRIES = 3    # tries of an input within one receive while it fails tra
 TRANSIENT_WAIT = 2.0   # seconds before the second of them, doubled each time (with jitter)
 REQUEUED = "quadfleet-requeued"  # message attribute: how often transient failures sent the message back
 REASON_CHARS = 500     # of a reason in a log line (the error record keeps more)
+
+
+def scratch_base() -> Path:
+    """Where worker processes write their files first: a folder each under one per user, where a worker
+    starting removes what a killed one left (:class:`..output.scratch.RunScratch`)."""
+    return Path(tempfile.gettempdir()) / f"quadfleet-work-{getattr(os, 'getuid', lambda: 'user')()}"
 
 
 class Settle(enum.Enum):
@@ -111,7 +118,8 @@ class Worker:
     def work(self) -> int:
         """Process messages until asked to stop or idle for ``idle_exit`` seconds; exit status 0."""
         self._install_signal_handlers()
-        self.scratch = tempfile.mkdtemp(prefix="quadfleet-work-")
+        scratch = RunScratch(scratch_base())
+        self.scratch = str(scratch.path)
         idle_since = time.monotonic()
         log.info("working on %s (visibility %d s, dead-letter queue %s)", self.queue_url,
                  self.queue.visibility_timeout, self.queue.dead_letter_url or "none")
@@ -136,7 +144,7 @@ class Worker:
                         self.guard.done()
                 idle_since = time.monotonic()
         finally:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            scratch.release()
         log.info("stopped: %s", self.tally())
         return 0
 

@@ -30,7 +30,6 @@ class Literal(NamedTuple):
 
 
 Term = Union[IRI, BNode, Literal]
-Triple = tuple  # (subject: IRI | BNode, predicate: IRI, object: Term)
 
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDF_TYPE = IRI(RDF + "type")

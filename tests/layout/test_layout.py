@@ -1,19 +1,33 @@
 """The house rules, read from the source: no import cycle (function-level imports included), nothing private
 imported across modules, rooms of at most 15 modules that say what they hold, data flowing one way, and the
-native code loaded in one place."""
+native code loaded in one place. Imports are read from ``import`` statements and from ``import_module``,
+``importlib.import_module`` and ``__import__`` calls, whose module must be written out as a string."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
 REPO = Path(__file__).resolve().parents[2]
 ROOTS = {"quadfleet": "quadfleet", "quadfleet.worker": "worker", "quadfleet.coordinator": "coordinator",
          "quadfleet.config": "config", "quadfleet.infra": "infra"}
-# The worker's rooms in the order data flows through them: a room may import only the rooms before it.
-WORKER_ROOMS = ["errors", "aws", "rdf", "html", "archive", "extractors", "config", "output", "pipeline", "queue"]
-NATIVE_MODULES = {"_scan", "_blocks", "_dom", "_inflate"}
+# The worker's rooms in the order data flows through them: a room may import only the rooms before it. The native
+# loader comes right after rdf (its nquads check hands the C module rdf's terms), below every room that runs native
+# code.
+WORKER_ROOMS = ["errors", "aws", "allocator", "rdf", "native", "html", "archive", "extractors", "config", "output",
+                "pipeline", "queue"]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+EXT_MODULES = PYPROJECT["tool"]["setuptools"]["ext-modules"]
+# The C modules, as pyproject.toml builds them: their last name (_scan, _blocks, ...).
+NATIVE_MODULES = {m["name"].rsplit(".", 1)[-1] for m in EXT_MODULES}
+IMPORT_CALLS = {"import_module", "__import__"}  # (importlib.import_module too: the attribute's name is read)
 
 
 def _modules() -> dict[str, Path]:
@@ -32,13 +46,33 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+def _import_call(node: ast.AST) -> ast.Call | None:
+    """The node if it is a call of ``import_module``, ``importlib.import_module`` or ``__import__``."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if called in IMPORT_CALLS:
+            return node
+    return None
+
+
 def _imports(name: str) -> list[tuple[int, str, list[str]]]:
-    """(line, absolute module, names) of every ``from … import`` and ``import`` in a module, at any depth."""
+    """(line, absolute module, names) of every ``from … import`` and ``import`` in a module, at any depth, and of
+    every ``import_module("…")`` (a relative name resolved against the module's package, as ``__package__``
+    gives it) and ``__import__("…")``."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
+        call = _import_call(node)
+        if call is not None and call.args and isinstance(call.args[0], ast.Constant):
+            module = call.args[0].value
+            if isinstance(module, str) and module.startswith("."):
+                level = len(module) - len(module.lstrip("."))
+                base = package.split(".")[:len(package.split(".")) - (level - 1)]
+                module = ".".join(base + [module.lstrip(".")])
+            found.append((node.lineno, str(module), []))
+        elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
                 module = ".".join(base + ([node.module] if node.module else []))
@@ -128,8 +162,8 @@ def test_nothing_private_is_imported_from_another_module():
     private = []
     for name in MODULES:
         for line, module, names in _imports(name):
-            if not module.startswith("quadfleet"):
-                continue
+            if not module.startswith("quadfleet") or module.rsplit(".", 1)[-1] in NATIVE_MODULES:
+                continue  # (the C modules: only the native loader imports them, a test below holds it)
             for n in names:
                 if n.startswith("_") and not n.startswith("__"):
                     private.append(f"{MODULES[name].relative_to(REPO)}:{line}: {module}.{n}")
@@ -177,17 +211,56 @@ def test_data_flows_one_way():
     assert wrong == []
 
 
-def test_only_the_native_loader_imports_native_code():
+def test_every_import_call_names_its_module():
+    """An ``import_module``/``__import__`` of a name made at run time would hide an import from these rules."""
+    unread = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            call = _import_call(node)
+            if call is not None and not (call.args and isinstance(call.args[0], ast.Constant)
+                                         and isinstance(call.args[0].value, str)):
+                unread.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert unread == []
+
+
+def test_string_imports_are_read():
+    found = {module for _, module, _ in _imports("quadfleet.worker.native")}
+    assert {"quadfleet.worker.html._scan", "quadfleet.worker.archive._inflate", "fastwarc.warc"} <= found
+
+
+def _native_loaders() -> set[str]:
     loaders = set()
     for name in MODULES:
         for _, module, names in _imports(name):
             last = module.rsplit(".", 1)[-1]
             if last in NATIVE_MODULES or NATIVE_MODULES & set(names) or module.split(".")[0] == "fastwarc":
                 loaders.add(name)
-        if "import_module" in MODULES[name].read_text(encoding="utf-8"):
-            loaders.add(name)
+    return loaders
+
+
+def test_only_the_native_loader_imports_native_code():
     # the FastWARC reader is imported only where the loader found FastWARC (worker/archive/records.py)
-    assert loaders == {"quadfleet.worker.html.native", "quadfleet.worker.archive.fastwarc_reader"}
+    assert _native_loaders() == {"quadfleet.worker.native", "quadfleet.worker.archive.fastwarc_reader"}
+
+
+def test_a_string_import_of_native_code_elsewhere_would_be_found(monkeypatch):
+    real = _imports
+
+    def more(name):
+        extra = [(1, "quadfleet.worker.html._dom", [])] if name == "quadfleet.worker.html.page" else []
+        return real(name) + extra
+
+    monkeypatch.setitem(globals(), "_imports", more)
+    assert "quadfleet.worker.html.page" in _native_loaders()
+
+
+def test_the_loader_loads_every_c_module_pyproject_builds():
+    """pyproject.toml builds every C file under worker/ as an optional extension, and the loader imports each."""
+    sources = {src for m in EXT_MODULES for src in m["sources"]}
+    assert sources == {str(p.relative_to(REPO)) for p in (REPO / "worker").rglob("*.c")}
+    assert all(m.get("optional") for m in EXT_MODULES)  # a machine without a compiler installs the twins
+    loaded = {module.rsplit(".", 1)[-1] for _, module, _ in _imports("quadfleet.worker.native")}
+    assert NATIVE_MODULES <= loaded, NATIVE_MODULES - loaded
 
 
 @pytest.mark.parametrize("room", WORKER_ROOMS)

@@ -5,29 +5,38 @@ gives the same output, so nothing but a record shows it. Every caller takes its 
 :func:`in_use` says which ran; ``quadfleet --version``, every ``stats/<id>.json.gz`` (under ``versions``) and a
 worker's start-up log report it, and a worker warns (:func:`fallback_warning`) when a fallback runs.
 
-- ``scan`` (``_scan.c``): the prefilter's one pass over a page's bytes, UTF-8 validation, and the FastWARC
-  reader's search for gzip member headers. Fallback: :func:`.evidence.scan_py`, Python's decoder, and
-  :func:`...archive.fastwarc_reader.gzip_member_at_py`.
-- ``blocks`` (``_blocks.c``): a page's JSON-LD script blocks. Fallback: :func:`.blocks.iter_blocks_py`.
-- ``dom`` (``_dom.c``): the elements of a parsed page that carry given attributes, and the microformats' class
-  index, found by walking libxml2's nodes. It reads lxml's internals, so it is used only after it agrees with a plain walk of a test tree on
-  this lxml build. Fallback: XPath (:mod:`.dom`).
-- ``nquads`` (``_nquads.c``): a page's N-Quads lines made from the terms its serializer has already made, the
-  common case; it answers None for the rest. Fallback: :meth:`...rdf.nquads.Serializer.line` alone.
+Where it sits: at the bottom of the worker's data flow, after ``rdf`` only (the ``nquads`` check hands the C
+module rdf's term types), so that every room that runs native code (``html``, ``archive``, ``output``,
+``pipeline``, ``queue``) takes it from below. The C modules themselves live beside the Python twins they are
+tested against (``html/_scan.c`` beside ``html/evidence.py``, ``archive/_inflate.c`` beside the FastWARC
+reader); they import no Python module, and only this loader imports them.
+
+- ``scan`` (``html/_scan.c``): the prefilter's one pass over a page's bytes, UTF-8 validation, and the FastWARC
+  reader's search for gzip member headers. Fallback: :func:`.html.evidence.scan_py`, Python's decoder, and
+  :func:`.archive.gzip_members.gzip_member_at_py`. The member search stays in ``_scan.c``, a byte scanner as
+  the rest of it, rather than in ``_inflate.c``: the reader needs it exactly where ``inflate`` does not run
+  (FastWARC inflated the member, and where it ended is checked by looking for the next member's header), and
+  ``inflate`` does not run where libdeflate is missing.
+- ``blocks`` (``html/_blocks.c``): a page's JSON-LD script blocks. Fallback: :func:`.html.blocks.iter_blocks_py`.
+- ``dom`` (``html/_dom.c``): the elements of a parsed page that carry given attributes, and the microformats'
+  class index, found by walking libxml2's nodes. It reads lxml's internals, so it is used only after it agrees
+  with a plain walk of a test tree on this lxml build. Fallback: XPath (:mod:`.html.dom`).
+- ``nquads`` (``html/_nquads.c``): a page's N-Quads lines made from the terms its serializer has already made,
+  the common case; it answers None for the rest. Fallback: :meth:`.rdf.nquads.Serializer.line` alone.
 - ``fastwarc`` (the FastWARC package): splitting and inflating WARC records. Fallback: warcio alone.
-- ``inflate`` (``archive/_inflate.c`` with libdeflate, which the ``deflate`` package carries): the gzip member of a
-  record inflated whole, in one call, and its exact end; about a third faster than FastWARC's streaming inflate.
-  Fallback: FastWARC's inflate. libdeflate is opened at run time (nothing is linked at build time), from the
-  ``deflate`` package's extension, else the system's ``libdeflate.so.0``.
+- ``inflate`` (``archive/_inflate.c`` with libdeflate, which the ``deflate`` package carries): the gzip member of
+  a record inflated whole, in one call, and its exact end; about a third faster than FastWARC's streaming
+  inflate. Fallback: FastWARC's inflate. libdeflate is opened at run time (nothing is linked at build time),
+  from the ``deflate`` package's extension, else the system's ``libdeflate.so.0``.
 - ``isal`` (the isal package, ISA-L's deflate): gzip compression of the N-Quads files, about four times as fast as
-  zlib at the levels it takes (:mod:`...output.compression`). Fallback: zlib. The files differ in their
+  zlib at the levels it takes (:mod:`.output.compression`). Fallback: zlib. The files differ in their
   compressed bytes only: every reader sees the same lines.
 
-Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`...allocator`): the ``quadfleet``
+Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`.allocator`): the ``quadfleet``
 command preloads mimalloc or jemalloc where the machine has one, and in a process that nothing was preloaded
 into (``python -m quadfleet.cli``, library callers), loading this module routes libxml2's malloc to mimalloc
-(``_malloc.c``). It is reported, never required: the system's malloc gives the same output, about a tenth
-slower.
+(``html/_malloc.c``, the sixth C module). It is reported, never required: the system's malloc gives the same
+output, about a tenth slower.
 
 The Python twins stay: each is the definition its C module is tested against (the tests run both on the
 same random and real input), and the path a machine without a compiler runs. ``QUADFLEET_NO_NATIVE=all``
@@ -36,12 +45,12 @@ fallback; ``malloc`` (or ``all``) leaves libxml2's malloc unrouted.
 """
 from __future__ import annotations
 
-import importlib
 import os
 from dataclasses import dataclass
+from importlib import import_module
 from types import ModuleType
 
-from .. import allocator
+from . import allocator
 
 OFF_ENV = "QUADFLEET_NO_NATIVE"
 NATIVE, FALLBACK = "native", "fallback"
@@ -112,8 +121,8 @@ def _dom_agrees(module: ModuleType) -> None:
 def _nquads_setup(module: ModuleType) -> None:
     """Give ``module`` the serializer's term types and caches, then raise unless its lines are the
     serializer's (or None) on test triples, first and repeated terms, every kind of literal."""
-    from ..rdf import nquads
-    from ..rdf.terms import IRI, BNode, Literal
+    from .rdf import nquads
+    from .rdf.terms import IRI, BNode, Literal
 
     module.setup(IRI, BNode, Literal, nquads.LANG_TAGS, nquads.IRI_CACHE, nquads.NOISE_NAMESPACES,
                  nquads.XSD_STRING)
@@ -162,11 +171,14 @@ def _inflate_setup(module: ModuleType) -> None:
         raise ValueError(f"{library} does not inflate test members as zlib does")
 
 
-def _load(name: str, does: str, module: str, check=None) -> Accelerator:
+def _load(name: str, does: str, load, check=None) -> Accelerator:
+    """The accelerator ``name``: ``load()`` imports its module (an ``import_module`` of a name written out, so
+    that the layout test reads it as an import), ``check`` (if any) raises unless it does what its fallback
+    does; the fallback runs where either fails, or where ``QUADFLEET_NO_NATIVE`` turns it off."""
     if _turned_off(name):
         return Accelerator(name, does, None, f"turned off by {OFF_ENV}")
     try:
-        loaded = importlib.import_module(module, __package__)
+        loaded = load()
     except ImportError as exc:
         return Accelerator(name, does, None, f"not built or not installed: {exc}")
     if check is not None:
@@ -177,14 +189,17 @@ def _load(name: str, does: str, module: str, check=None) -> Accelerator:
     return Accelerator(name, does, loaded)
 
 
-SCAN = _load("scan", "the prefilter's pass over a page's bytes; UTF-8 validation; gzip member search", "._scan")
-BLOCKS = _load("blocks", "a page's JSON-LD script blocks", "._blocks")
-DOM = _load("dom", "the elements of a parsed page that carry given attributes", "._dom", check=_dom_agrees)
-NQUADS = _load("nquads", "N-Quads lines of terms already serialized", "._nquads", check=_nquads_setup)
-FASTWARC = _load("fastwarc", "splitting and inflating WARC records", "fastwarc.warc")
-INFLATE = _load("inflate", "gzip members of a WARC inflated whole (libdeflate)", "..archive._inflate",
-                check=_inflate_setup)
-ISAL = _load("isal", "gzip compression of the N-Quads files", "isal.isal_zlib")
+SCAN = _load("scan", "the prefilter's pass over a page's bytes; UTF-8 validation; gzip member search",
+             lambda: import_module(".html._scan", __package__))
+BLOCKS = _load("blocks", "a page's JSON-LD script blocks", lambda: import_module(".html._blocks", __package__))
+DOM = _load("dom", "the elements of a parsed page that carry given attributes",
+            lambda: import_module(".html._dom", __package__), check=_dom_agrees)
+NQUADS = _load("nquads", "N-Quads lines of terms already serialized",
+               lambda: import_module(".html._nquads", __package__), check=_nquads_setup)
+FASTWARC = _load("fastwarc", "splitting and inflating WARC records", lambda: import_module("fastwarc.warc"))
+INFLATE = _load("inflate", "gzip members of a WARC inflated whole (libdeflate)",
+                lambda: import_module(".archive._inflate", __package__), check=_inflate_setup)
+ISAL = _load("isal", "gzip compression of the N-Quads files", lambda: import_module("isal.isal_zlib"))
 ACCELERATORS = (SCAN, BLOCKS, DOM, NQUADS, FASTWARC, INFLATE, ISAL)
 
 
@@ -193,7 +208,7 @@ def _malloc_module() -> tuple[ModuleType | None, str]:
     if _turned_off("malloc"):  # ("all" too: a fallback run reproduces a machine without a compiler)
         return None, f"turned off by {OFF_ENV}"
     try:
-        return importlib.import_module("._malloc", __package__), ""
+        return import_module(".html._malloc", __package__), ""
     except ImportError as exc:
         return None, f"its module is not built or not installed ({exc})"
 
@@ -219,7 +234,7 @@ def fallback_warning() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m quadfleet.worker.html.native [--require]``: print each accelerator's state; with
+    """``python -m quadfleet.worker.native [--require]``: print each accelerator's state; with
     ``--require``, exit 1 naming each one that does not run (the fleet's boot check)."""
     import sys
 

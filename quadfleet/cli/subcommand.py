@@ -1,5 +1,6 @@
-"""What every subcommand's parser is built with: its help formatter, :func:`add_command` (summary,
-description, notes and examples), and the AWS options; shared by :mod:`.parser` and :mod:`.fleet`."""
+"""How a subcommand's parser is made: :func:`add_command` (summary, description, notes and examples), the
+help formatter it uses, and the AWS options every command that reaches AWS takes; shared by :mod:`.parser`
+and :mod:`.fleet`. (Not the parsing of values: argparse does that, with the ``type=`` of each option.)"""
 from __future__ import annotations
 
 import argparse

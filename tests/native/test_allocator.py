@@ -121,7 +121,7 @@ parser = etree.HTMLParser()
 before = [etree.fromstring(page(i), parser) for i in range(40)]
 for doc in before[::2]:
     doc[1][0].text = "edited before " * 20
-import quadfleet.worker.html.native as native  # routes here unless QUADFLEET_ALLOCATOR=system
+import quadfleet.worker.native as native  # routes here unless QUADFLEET_ALLOCATOR=system
 digest = hashlib.sha256()
 for round in range(3):
     after = [etree.fromstring(page(i), parser) for i in range(40)]
@@ -158,7 +158,7 @@ def test_routing_refuses_what_it_cannot_route_and_changes_nothing():
     if not allocator.routable(lib):
         pytest.skip(f"{lib} is not mimalloc: nothing is routed")
     code = (
-        "import sys; from lxml import etree; import quadfleet.worker.html.native as n\n"
+        "import sys; from lxml import etree; import quadfleet.worker.native as n\n"
         "m = n.MALLOC\n"
         "assert m.routed() is None, m.routed()\n"
         "for library, holder in ((sys.argv[1], '/nonexistent/libxml2.so'), ('/nonexistent/libmimalloc.so.2', "

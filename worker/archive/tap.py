@@ -1,0 +1,93 @@
+"""The source stream of the FastWARC reader (:mod:`.fastwarc_reader`), read once for two readers: FastWARC reads
+through it, and the bytes from the first record not committed on stay here, so that warcio can read them again
+(S3 and HTTPS bodies cannot be rewound), in the blocks warcio reads from a stream's start."""
+from __future__ import annotations
+
+BLOCK = 16384              # warcio's read size (warcio.utils.BUFF_SIZE)
+MAX_RECORD = 16 << 20      # longer record blocks are left to warcio: the fast path keeps a record in memory
+READ = 1 << 16             # source read size when the tap needs more
+KEEP_BEHIND = 1 << 17      # bytes kept behind warcio's read position, to hand the stream back
+HARD_CAP = 2 * MAX_RECORD  # bytes kept for the fast path beyond which warcio takes over
+
+
+class Tap:
+    """The source stream, read once. FastWARC reads through it; bytes from the first uncommitted record
+    on stay here, so warcio can read them again (S3 and HTTPS bodies cannot be rewound)."""
+
+    def __init__(self, src, head: bytes, base: int, first_block: int):
+        self.src, self.buf = src, bytearray(head)
+        self.start = self.pos = self.base = base  # stream positions of buf[0], of FastWARC's next read
+        self.first_block = first_block  # where warcio's second read starts (then every BLOCK bytes)
+        self.eof, self.error, self.capped = False, None, False
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.buf)
+
+    def fill(self, upto: int) -> None:
+        """Read the source up to ``upto`` (or its end, or its failure, which is kept for warcio to meet)."""
+        while self.end < upto and not self.eof and self.error is None:
+            try:
+                data = self.src.read(max(upto - self.end, BLOCK))
+            except Exception as exc:
+                self.error = exc
+                return
+            if not data:
+                self.eof = True
+            self.buf += data
+
+    def get(self, a: int, b: int) -> bytes:
+        self.fill(b)
+        with memoryview(self.buf) as view:
+            return view[a - self.start:b - self.start].tobytes()
+
+    def release(self, upto: int) -> None:
+        """Bytes before ``upto`` are not needed any more: dropped once they are most of the buffer (each
+        drop makes the next growth copy what is left)."""
+        if upto - self.start > max(READ * 16, len(self.buf) // 2):
+            del self.buf[:upto - self.start]
+            self.start = upto
+
+    def at_eof(self, pos: int) -> bool:
+        self.fill(pos + 1)
+        return self.eof and self.end <= pos
+
+    def read(self, n: int = -1):
+        """FastWARC's read. A failure of the source, or the memory cap, looks like the end to it."""
+        n = READ if n is None or n < 0 else n
+        if self.end - self.start > HARD_CAP:
+            self.capped = True
+            return b""
+        if self.pos + n > self.end:
+            self.fill(self.pos + n)
+        i = self.pos - self.start
+        data = self.buf[i:i + n]
+        self.pos += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self.pos
+
+
+class Resume:
+    """The stream from ``pos`` on, for warcio, in the blocks it reads from the stream's start (the first
+    ending where its first read of the stream ended, then every BLOCK bytes)."""
+
+    def __init__(self, tap: Tap, pos: int):
+        self.tap, self.pos = tap, pos
+
+    def tell(self) -> int:
+        return self.pos
+
+    def read(self, n: int = -1) -> bytes:
+        tap, pos = self.tap, self.pos
+        stop = tap.first_block if pos < tap.first_block else pos + BLOCK - (pos - tap.first_block) % BLOCK
+        if n is not None and n >= 0:
+            stop = min(stop, pos + n)
+        tap.fill(stop)
+        if tap.end <= pos and tap.error is not None:
+            raise tap.error  # where the source failed (after the bytes it gave, as it gave them to us)
+        data = bytes(tap.buf[pos - tap.start:stop - tap.start])
+        self.pos += len(data)
+        tap.release(self.pos - KEEP_BEHIND)
+        return data

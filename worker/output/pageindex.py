@@ -1,0 +1,65 @@
+"""The page index, ``pages/<id>.csv.gz``: one CSV row per HTML page that passed the prefilter (:class:`PageIndex`
+writes it, :func:`read_page_index` reads it)."""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from .compression import remove_scratch
+
+# The page index's fixed columns; one column of triples per configured format follows, named by its id,
+# then the page's schema.org classes.
+PAGE_INDEX_COLUMNS = ("url", "archive", "offset", "length", "fetch_time", "prefilter", "formats", "triples")
+CLASSES_COLUMN = "classes"
+
+
+class PageIndex:
+    """``pages/<id>.csv.gz``: one CSV row per HTML page that passed the prefilter (every HTML page when the
+    prefilter is off), whether or not it gave triples.
+
+    Columns: the page URL; the archive (the input's location); the record's byte offset and length in the
+    archive (for a gzipped archive, its gzip member: ``Range: bytes=offset-(offset+length-1)`` fetches the
+    record alone); the WARC-Date; the formats whose prefilter fired and the formats that gave triples (ids,
+    space-separated); the page's triples; then triples per configured format. A header row names them.
+    """
+
+    def __init__(self, scratch: Path, input_id: str, archive: str, formats: list[str] | tuple[str, ...],
+                 compresslevel: int):
+        fd, self.path = tempfile.mkstemp(dir=scratch, prefix=f"{input_id}.pages.", suffix=".csv.gz")
+        self._gz = gzip.GzipFile(fileobj=os.fdopen(fd, "wb"), mode="wb", compresslevel=compresslevel, mtime=0)
+        self._text = io.TextIOWrapper(self._gz, encoding="utf-8", newline="")
+        self._csv = csv.writer(self._text, lineterminator="\n")
+        self.archive = archive
+        self.formats = list(formats)
+        self.rows = 0
+        self._csv.writerow(PAGE_INDEX_COLUMNS + tuple(self.formats) + (CLASSES_COLUMN,))
+
+    def add(self, url: str, offset: int | None, length: int | None, fetch_time: str, fired: list[str],
+            triples: dict[str, int], classes=()) -> None:
+        found = [f for f in self.formats if triples.get(f)]
+        self._csv.writerow([url, self.archive, "" if offset is None else offset,
+                            "" if length is None else length, fetch_time, " ".join(fired), " ".join(found),
+                            sum(triples.values()), *(triples.get(f, 0) for f in self.formats), " ".join(classes)])
+        self.rows += 1
+
+    def close(self) -> str:
+        """Finish the file; its scratch path."""
+        if self._text is not None:
+            fileobj = self._gz.fileobj
+            self._text.close()  # closes the gzip stream too
+            fileobj.close()
+            self._text = None
+        return self.path
+
+    def discard(self) -> None:
+        self.close()
+        remove_scratch(self.path)
+
+
+def read_page_index(data: bytes) -> list[dict[str, str]]:
+    """The rows of a page index (gzipped CSV bytes) as dicts by column name."""
+    return list(csv.DictReader(io.StringIO(gzip.decompress(data).decode("utf-8"), newline="")))
