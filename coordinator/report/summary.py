@@ -28,14 +28,47 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
     """The crawl summary: what ``summary.json`` holds and the report shows.
 
     Every distinct count ``x`` has ``x_bounds`` = [lower, upper] beside it (equal to ``x`` when exact)."""
+    tables = part.tables
+    formats, classes, pairs, top_by_format = _by_format(part, listing, top)
+    by_kind = dict(sorted(tables.get("errors", {}).items(), key=lambda kv: (-kv[1], kv[0])))
+    return {
+        "generated": now_iso(),
+        "source": source,
+        "top": top,
+        "distinct_counts": ({"method": "hll", "library": "datasketches", "lg_k": part.lg_k,
+                             "bounds": f"{STD_DEVS} standard deviations", "std_devs": STD_DEVS}
+                            if part.sketch else {"method": "exact"}),
+        "top_counts": ({"method": "frequent-items sketch", "library": "datasketches", "lg_max_map_size": TOP_LG_K}
+                       if part.sketch else {"method": "exact"}),
+        "psl": dict(part.psl),
+        "configs": dict(part.configs),
+        "overview": _overview(part, listing),
+        "formats": formats,
+        "classes": classes,
+        "class_properties": pairs,
+        "top_plds": top_plds(part, None, top),
+        "top_plds_by_format": top_by_format,
+        "subsets": subset_rows(part),
+        "records_by_type": tables.get("records_by_type", {}),
+        "errors": {"by_kind": by_kind,
+                   "notes": tables.get("notes", {}),
+                   "failed_count": len(listing.failed),
+                   "failed_inputs": failures,
+                   "unreadable_stats": [{"input_id": i, "reason": r} for i, r in part.unreadable]},
+    }
+
+
+def _distinct(part: Partial, out: dict, name: str, key) -> int:
+    """Put a distinct count and its bounds into ``out``; the estimate."""
+    est, lo, hi = part.count(key)
+    out[name], out[name + "_bounds"] = est, [lo, hi]
+    return est
+
+
+def _overview(part: Partial, listing: RunListing) -> dict:
+    """The run as a whole: archives, records, pages, sites, triples, time and what failed."""
     nums, tables = part.numbers, part.tables
     g = lambda name: nums.get(name, 0)  # noqa: E731
-
-    def distinct(out: dict, name: str, key) -> int:
-        est, lo, hi = part.count(key)
-        out[name], out[name + "_bounds"] = est, [lo, hi]
-        return est
-
     seconds = g("duration_s")
     overview = {"archives": g("inputs"), "bytes": g("bytes"), "records": g("records"),
                 **({"inputs": g("inputs"), "selected_records": g("selected_records"),
@@ -44,10 +77,8 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
                 "pages_with_triples": g("pages_with_triples")}
     if g("selection_inputs"):  # archives = whole ones + those read through an index (each counted once)
         overview["archives"] = g("inputs") - g("selection_inputs") + part.count("selected_archives")[0]
-    distinct(overview, "hosts", "hosts")
-    distinct(overview, "hosts_with_triples", "hosts_with_triples")
-    distinct(overview, "plds", "plds")
-    distinct(overview, "plds_with_triples", "plds_with_triples")
+    for name in ("hosts", "hosts_with_triples", "plds", "plds_with_triples"):
+        _distinct(part, overview, name, name)
     overview.update({
         "typed_entities": sum(tables.get("typed_entities_by_format", {}).values()),
         "triples": g("triples"),
@@ -68,7 +99,12 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
     overview["inputs_without_pld_stats"] = g("inputs_without_pld_stats")
     overview["failed_inputs"] = len(listing.failed)
     overview["unreadable_stats"] = len(part.unreadable)
+    return overview
 
+
+def _by_format(part: Partial, listing: RunListing, top: int) -> tuple[dict, dict, dict, dict]:
+    """Per format: its figures, its top classes (by entities and by sites), class/property pairs, top sites."""
+    tables = part.tables
     fmts = set()
     for name in ("prefilter_hits", "triples_by_format", "pages_with_triples_by_format"):
         fmts |= set(tables.get(name, {}))
@@ -76,16 +112,15 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
     for fmt in format_order(fmts):
         f = {"prefilter_hits": tables.get("prefilter_hits", {}).get(fmt, 0),
              "pages": tables.get("pages_with_triples_by_format", {}).get(fmt, 0)}
-        plds = distinct(f, "plds", ("plds_with_triples", fmt))
-        distinct(f, "hosts", ("hosts_with_triples", fmt))
-        distinct(f, "plds_parsed", ("plds_parsed", fmt))
+        plds = _distinct(part, f, "plds", ("plds_with_triples", fmt))
+        _distinct(part, f, "hosts", ("hosts_with_triples", fmt))
+        _distinct(part, f, "plds_parsed", ("plds_parsed", fmt))
         f["typed_entities"] = tables.get("typed_entities_by_format", {}).get(fmt, 0)
         f["triples"] = tables.get("triples_by_format", {}).get(fmt, 0)
         f["triples_per_page"] = _ratio(f["triples"], f["pages"])
         f["triples_per_pld"] = _ratio(f["triples"], plds)
         f["extracted_bytes"] = listing.data_bytes.get(fmt, 0)
-        cls_entities = tables.get("classes_by_format", {}).get(fmt, {})
-        f["classes"] = len(cls_entities)
+        f["classes"] = len(tables.get("classes_by_format", {}).get(fmt, {}))
         formats[fmt] = f
         rows = class_rows(part, fmt)
         keep = {r["class"] for r in rows[:top]}
@@ -93,32 +128,7 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
         classes[fmt] = [r for r in rows if r["class"] in keep]
         pairs[fmt] = pair_rows(part, fmt)[:top]
         top_by_format[fmt] = top_plds(part, fmt, top)
-    by_kind = dict(sorted(tables.get("errors", {}).items(), key=lambda kv: (-kv[1], kv[0])))
-    return {
-        "generated": now_iso(),
-        "source": source,
-        "top": top,
-        "distinct_counts": ({"method": "hll", "library": "datasketches", "lg_k": part.lg_k,
-                             "bounds": f"{STD_DEVS} standard deviations", "std_devs": STD_DEVS}
-                            if part.sketch else {"method": "exact"}),
-        "top_counts": ({"method": "frequent-items sketch", "library": "datasketches", "lg_max_map_size": TOP_LG_K}
-                       if part.sketch else {"method": "exact"}),
-        "psl": dict(part.psl),
-        "configs": dict(part.configs),
-        "overview": overview,
-        "formats": formats,
-        "classes": classes,
-        "class_properties": pairs,
-        "top_plds": top_plds(part, None, top),
-        "top_plds_by_format": top_by_format,
-        "subsets": subset_rows(part),
-        "records_by_type": tables.get("records_by_type", {}),
-        "errors": {"by_kind": by_kind,
-                   "notes": tables.get("notes", {}),
-                   "failed_count": len(listing.failed),
-                   "failed_inputs": failures,
-                   "unreadable_stats": [{"input_id": i, "reason": r} for i, r in part.unreadable]},
-    }
+    return formats, classes, pairs, top_by_format
 
 
 def class_rows(part: Partial, fmt: str) -> list[dict]:

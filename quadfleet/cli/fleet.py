@@ -92,14 +92,21 @@ def add_parser(sub) -> None:
         "quadfleet fleet status --stack cc",
         "quadfleet fleet down --stack cc"])
     fsub = fp.add_subparsers(dest="fleet_command", required=True, metavar="COMMAND", title="commands")
+    for define in (_up_command, _scale_command, _status_command, _down_command, _cost_command, _measure_command):
+        define(fsub)
 
-    def command(name: str, summary: str, about: str, examples: list[str], notes: str = ""):
-        p = add_command(fsub, name, summary, about, examples, notes=notes)
-        p.add_argument("--stack", required=True, help="the CloudFormation stack (one per fleet)")
-        add_aws_arguments(p)
-        return p
 
-    p = command("up", "create or update the fleet's stack", """Create the fleet's stack, or update it
+def _stack_command(fsub, name: str, summary: str, about: str, examples: list[str], notes: str = ""):
+    """A ``fleet`` subcommand that acts on one stack (``--stack``) with the AWS options."""
+    p = add_command(fsub, name, summary, about, examples, notes=notes)
+    p.add_argument("--stack", required=True, help="the CloudFormation stack (one per fleet)")
+    add_aws_arguments(p)
+    return p
+
+
+def _up_command(fsub) -> None:
+    """``quadfleet fleet up``."""
+    p = _stack_command(fsub, "up", "create or update the fleet's stack", """Create the fleet's stack, or update it
         (parameters not given keep their values), and print the queue URL and the output location. What is
         not given is made: the work queue STACK-work with its dead-letter queue, and an output bucket. The
         workers install the code of this checkout, shipped to S3 (its source and a wheelhouse of the
@@ -133,15 +140,21 @@ def add_parser(sub) -> None:
     p.add_argument("--template", metavar="FILE", help="another template (default: the packaged infra/fleet.yaml)")
     p.set_defaults(func=_up)
 
-    p = command("scale", "run N instances now", """Set the fleet's size to N instances; busy instances above it
-        are stopped too (their workers give their messages back at once).""", [
+
+def _scale_command(fsub) -> None:
+    """``quadfleet fleet scale``."""
+    p = _stack_command(fsub, "scale", "run N instances now", """Set the fleet's size to N instances; busy
+        instances above it are stopped too (their workers give their messages back at once).""", [
         "quadfleet fleet scale --stack cc 100", "quadfleet fleet scale --stack cc 0"])
     p.add_argument("size", type=int, metavar="N", help="the number of instances to run")
     p.set_defaults(func=_scale)
 
-    p = command("status", "the fleet's instances by state and market, interruptions, queue, committed (a run's "
-                "progress alone: `quadfleet status`)", """The fleet's instances by state and market, busy ones,
-        spot interruptions and rebalances, the last failed launch, its queue and what the run committed.""", [
+
+def _status_command(fsub) -> None:
+    """``quadfleet fleet status``."""
+    p = _stack_command(fsub, "status", "the fleet's instances by state and market, interruptions, queue, committed "
+                       "(a run's progress alone: `quadfleet status`)", """The fleet's instances by state and
+        market, busy ones, spot interruptions and rebalances, the last failed launch, its queue and what the run committed.""", [
         "quadfleet fleet status --stack cc",
         "quadfleet fleet status --stack cc --out s3://my-results/cc-2024-22 --region us-east-1"],
         notes="`quadfleet fleet status`: the fleet's instances; `quadfleet status`: a fleet run's progress "
@@ -149,7 +162,10 @@ def add_parser(sub) -> None:
     p.add_argument("--out", metavar="s3://BUCKET/PREFIX", help="the run to count (default: the stack's output)")
     p.set_defaults(func=_status)
 
-    p = command("down", "stop every worker and delete the stack; the queue and results stay", """Stop every
+
+def _down_command(fsub) -> None:
+    """``quadfleet fleet down``."""
+    p = _stack_command(fsub, "down", "stop every worker and delete the stack; the queue and results stay", """Stop every
         instance (busy ones too) and delete the stack, keeping the queue, its dead-letter queue and the results;
         `fleet up` with the same name works the kept queue again.""", [
         "quadfleet fleet down --stack cc", "quadfleet fleet down --stack cc --delete-queue"])
@@ -157,6 +173,9 @@ def add_parser(sub) -> None:
                    help="also delete the work and dead-letter queues this fleet made (never the results)")
     p.set_defaults(func=_down)
 
+
+def _cost_command(fsub) -> None:
+    """``quadfleet fleet cost``."""
     p = add_command(fsub, "cost", "what a crawl costs: compute, S3 and SQS requests, a month of storage",
                     """What a crawl costs on a spot fleet: vCPU-hours from pages/s per core times the spot
         price per vCPU-hour, every S3 and SQS request of extraction, `stats` and `subsets` (counted in a real
@@ -167,6 +186,9 @@ def add_parser(sub) -> None:
     _cost_arguments(p)
     p.set_defaults(func=_cost)
 
+
+def _measure_command(fsub) -> None:
+    """``quadfleet fleet measure``."""
     p = add_command(fsub, "measure", "count the S3 and SQS requests and stored bytes of a real run (moto)",
                     """Run the fleet for real against a local moto server, through a counting proxy: `queue
         create`, `enqueue`, several `work` processes, `stats` and `subsets`, on the archives given and again on
