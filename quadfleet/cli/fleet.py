@@ -154,7 +154,8 @@ def _status_command(fsub) -> None:
     """``quadfleet fleet status``."""
     p = _stack_command(fsub, "status", "the fleet's instances by state and market, interruptions, queue, committed "
                        "(a run's progress alone: `quadfleet status`)", """The fleet's instances by state and
-        market, busy ones, spot interruptions and rebalances, the last failed launch, its queue and what the run committed.""", [
+        market, busy ones, spot interruptions and rebalances, the last failed launch, its queue and what the run
+        committed.""", [
         "quadfleet fleet status --stack cc",
         "quadfleet fleet status --stack cc --out s3://my-results/cc-2024-22 --region us-east-1"],
         notes="`quadfleet fleet status`: the fleet's instances; `quadfleet status`: a fleet run's progress "
