@@ -38,18 +38,13 @@ from __future__ import annotations
 import argparse
 import collections
 import gc
-import gzip
 import hashlib
-import importlib.util
 import io
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -59,113 +54,19 @@ if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a scri
     sys.path.insert(0, str(BENCH_DIR))
 
 from bench_crawl import system_malloc_in_process  # noqa: E402
-from crawlfloor import HTML_TYPES, PARSER  # noqa: E402
-from crawlmeasure import (EXTRUCT_SYNTAXES, BenchError, Round, byte_compile_quadfleet, normalised, paired,  # noqa: E402
-                          pin_one_core, quadfleet_command, ratio, run_child, summarise)
-from crawlmix import CC_SET, REAL_SET, build_archives, load_real_pages, write_start_only  # noqa: E402
+from crawlfloor import HTML_TYPES  # noqa: E402
+from crawlmeasure import Round, normalised, paired, pin_one_core, ratio, summarise  # noqa: E402
+from crawlmix import CC_SET, REAL_SET, build_archives, load_real_pages  # noqa: E402
 from crawlreport import finish, machine_info, machine_lines  # noqa: E402
-from lxml import etree  # noqa: E402
+from harness.contenders import EXTRUCT, JSONLD_MICRODATA, LXML, Contender, Page, contenders  # noqa: E402
+from harness.engines import ENGINES, run_spark  # noqa: E402
 from warcio.archiveiterator import ArchiveIterator  # noqa: E402
 
 DEFAULT_CORPUS = BENCH_DIR.parent.parent / "shared" / "corpus"
 SETS = ("real-pages", "crawl-mix")
-JSONLD_MICRODATA = ["html-embedded-jsonld", "html-microdata"]
-EXTRUCT_JM = ["json-ld", "microdata"]
-EXTRUCT_ALL = EXTRUCT_SYNTAXES  # bench_crawl's: all six of extruct's syntaxes
 SMOKE_PAGES = 12        # --smoke: bench_crawl's 12 real pages, and the first 12 pages of its 48-page mix
 SPARK_COPIES = 4
 WARMUP_PAGES = 3
-LXML, EXTRUCT = "lxml", "extruct-jsonld-microdata"  # the two baselines of the ratios
-
-
-@dataclass(frozen=True)
-class Page:
-    url: str
-    body: bytes
-    content_type: str   # the HTTP Content-Type the page was served with (given to quadfleet.extract)
-
-
-@dataclass(frozen=True)
-class Contender:
-    """One way of handling a page. ``run`` is timed; ``tally`` (what it found) and ``digest`` (for the
-    determinism check) are not. Exceptions of the ``catch`` types are counted as that page's error (inside
-    the timing: a failed attempt costs what it cost); any other exception stops the bench (quadfleet's API
-    never raises for bad markup, so one would be a bug)."""
-
-    key: str
-    label: str
-    run: Callable[[Page], Any]
-    tally: Callable[[Any, collections.Counter], None]
-    digest: Callable[[Any], bytes]
-    catch: tuple[type[BaseException], ...] = ()
-
-
-# ------------------------------------------------------------------------------------------ contenders
-
-
-def contenders(extruct_mod, with_extruct_all: bool) -> list[Contender]:
-    import quadfleet
-
-    def qf_nquads(formats):
-        def run(p: Page) -> str:
-            return quadfleet.extract(p.body, p.url, formats=formats, content_type=p.content_type).nquads()
-        return run
-
-    def qf_entities(p: Page) -> tuple[str, list]:
-        r = quadfleet.extract(p.body, p.url, formats=JSONLD_MICRODATA, content_type=p.content_type)
-        return r.nquads(), r.entities()
-
-    def tally_nquads(text: str, c: collections.Counter) -> None:
-        n = text.count("\n")
-        c["triples"] += n
-        c["pages with triples"] += n > 0
-
-    def tally_entities(out: tuple[str, list], c: collections.Counter) -> None:
-        tally_nquads(out[0], c)
-        c["entities"] += len(out[1])
-
-    def lxml_parse(p: Page):
-        return etree.fromstring(p.body, PARSER)
-
-    def tally_tree(tree, c: collections.Counter) -> None:
-        c["trees"] += tree is not None
-
-    def extruct_run(syntaxes):
-        def run(p: Page) -> dict:
-            return extruct_mod.extract(p.body, base_url=p.url, syntaxes=syntaxes, uniform=True)
-        return run
-
-    def tally_items(got: dict, c: collections.Counter) -> None:
-        for syntax, items in got.items():
-            n = len(items) if isinstance(items, (list, dict)) else int(bool(items))
-            c["items"] += n
-            c[f"{syntax} items"] += n
-            c[f"pages with {syntax}"] += n > 0
-
-    everything = [
-        Contender(LXML, "lxml.etree.fromstring(body, HTMLParser): the parse alone", lxml_parse, tally_tree,
-                  lambda tree: b"", (etree.ParserError, etree.XMLSyntaxError, ValueError)),
-        Contender("quadfleet-all", "quadfleet.extract(body, url), every format, .nquads()", qf_nquads(None),
-                  tally_nquads, lambda text: text.encode("utf-8")),
-        Contender("quadfleet-jsonld-microdata", "the same, formats=JSON-LD + microdata",
-                  qf_nquads(JSONLD_MICRODATA), tally_nquads, lambda text: text.encode("utf-8")),
-        Contender("quadfleet-jsonld-microdata+entities", "the same, .nquads() and .entities()", qf_entities,
-                  tally_entities,
-                  lambda out: out[0].encode("utf-8") + json.dumps(out[1], sort_keys=True).encode("utf-8")),
-    ]
-    if extruct_mod is not None:
-        everything.append(Contender(EXTRUCT, "extruct.extract(body, base_url=url, json-ld + microdata, uniform)",
-                                    extruct_run(EXTRUCT_JM), tally_items, _extruct_digest, (Exception,)))
-        if with_extruct_all:
-            everything.append(Contender("extruct-all", f"the same, all six syntaxes ({', '.join(EXTRUCT_ALL)})",
-                                        extruct_run(EXTRUCT_ALL), tally_items, _extruct_digest, (Exception,)))
-    return everything
-
-
-def _extruct_digest(got: dict) -> bytes:
-    """The items per syntax, not the items: extruct's RDFa comes through rdflib, whose blank-node ids (and so
-    the order of its items) change from one call to the next."""
-    return json.dumps({syntax: len(items) for syntax, items in got.items()}, sort_keys=True).encode("utf-8")
 
 
 # ---------------------------------------------------------------------------------------------- pages
@@ -328,120 +229,6 @@ def run_set(name: str, arc, pages: list[Page], everyone: list[Contender], repeat
             warnings.append(f"{name}: {c.key} raised on {results[c.key]['errors_total']} pages")
     return {"pages": len(pages), "bytes": sum(len(p.body) for p in pages), "warc": arc.path.name,
             "warc_sha256": arc.composition["sha256"], "results": results, "checks": checks}
-
-
-# -------------------------------------------------------------------------------------- Spark section
-
-
-def spark_unavailable(args: argparse.Namespace) -> str | None:
-    """Why the Spark section cannot run here (None: it can)."""
-    if args.smoke:
-        return "--smoke"
-    if args.no_spark:
-        return "--no-spark"
-    got = subprocess.run(quadfleet_command() + ["extract", "--help"], capture_output=True, text=True)
-    if got.returncode != 0:
-        return f"`quadfleet extract --help` exited {got.returncode}: {got.stderr.strip()[-200:]}"
-    missing = [opt for opt in ("--engine", "--spark-master") if opt not in got.stdout]
-    if missing:
-        return f"`quadfleet extract` has no {' or '.join(missing)} option (the Spark engine is not in this checkout)"
-    if importlib.util.find_spec("pyspark") is None:
-        return "pyspark is not installed (pip install pyspark)"
-    if shutil.which("java") is None:
-        return "no java on PATH (Spark needs a JVM)"
-    return None
-
-
-ENGINES = {"local": ["--engine", "local", "--processes", "2"],
-           "spark": ["--engine", "spark", "--spark-master", "local[2]"]}
-
-
-def spark_inputs(sets: dict, workdir: Path, copies: int) -> tuple[list[Path], int, list[str]]:
-    """Each set's WARC copied ``copies`` times under its own name (an input each): (paths, HTML pages, what)."""
-    folder = workdir / "engine-inputs"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    paths, pages, what = [], 0, []
-    for name, (arc, _) in sets.items():
-        for i in range(1, copies + 1):
-            path = folder / f"{name}-{i}.warc.gz"
-            path.write_bytes(arc.data)
-            paths.append(path)
-            pages += arc.html_pages
-        what.append(f"{arc.path.name} x{copies}")
-    return paths, pages, what
-
-
-def whole_command(engine: str, inputs: list[Path], workdir: Path, tag: str) -> tuple[Round, dict[str, set]]:
-    """``quadfleet extract INPUTS --out DIR --quiet`` with the engine's options, in a fresh output folder:
-    its wall time, the HTML pages its statistics count, and its N-Quads lines per format (as sets)."""
-    out = workdir / f"engine-out-{tag}"
-    shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ)
-    env.setdefault("PYSPARK_PYTHON", sys.executable)  # Spark's Python workers: this interpreter, this quadfleet
-    cmd = quadfleet_command() + ["extract", *map(str, inputs), "--out", str(out), "--quiet", *ENGINES[engine]]
-    seconds, _, _, stderr, code = run_child(cmd, workdir, env)
-    try:
-        if code != 0:
-            raise BenchError(f"--engine {engine} exited {code}: {stderr.strip()[-400:]}")
-        pages = sum(json.loads(gzip.decompress(p.read_bytes())).get("html_pages", 0)
-                    for p in (out / "stats").glob("*.json.gz"))
-        lines: dict[str, set] = collections.defaultdict(set)
-        for path in (out / "data").rglob("*.nq.gz"):
-            with gzip.open(path, "rt", encoding="utf-8") as fh:
-                lines[path.parent.name].update(fh.read().splitlines())
-        return Round(pages, seconds, {"data_files": sum(1 for _ in (out / "data").rglob("*.nq.gz"))}), dict(lines)
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
-
-
-def run_spark(args: argparse.Namespace, sets: dict, workdir: Path, log: Callable[[str], None],
-              warnings: list[str]) -> dict[str, Any]:
-    reason = spark_unavailable(args)
-    if reason:
-        return {"skipped": reason}
-    byte_compile_quadfleet()  # as an installed quadfleet is (see crawlmeasure.byte_compile_quadfleet)
-    inputs, pages, what = spark_inputs(sets, workdir, args.spark_copies)
-    start_only = write_start_only(workdir / "start-only.warc.gz")
-    rounds: dict[str, list[Round]] = {e: [] for e in ENGINES}
-    starts: dict[str, list[Round]] = {e: [] for e in ENGINES}
-    outputs: dict[str, list[dict[str, set]]] = {e: [] for e in ENGINES}
-    engines = list(ENGINES)
-    try:
-        for r in range(args.repeat):
-            for engine in engines[r % 2:] + engines[:r % 2]:
-                log(f"engines: round {r + 1} of {args.repeat}: --engine {engine} on {len(inputs)} inputs, "
-                    "then on an archive with no page ...")
-                got, lines = whole_command(engine, inputs, workdir, f"{engine}-{r}")
-                rounds[engine].append(got)
-                outputs[engine].append(lines)
-                starts[engine].append(whole_command(engine, [start_only], workdir, f"{engine}-start-{r}")[0])
-    except BenchError as exc:
-        warnings.append(f"Spark section: {exc}")
-        return {"skipped": f"a command failed: {exc}"}
-    first = outputs["local"][0]
-    same = all(o == first for e in ENGINES for o in outputs[e])
-    differ = {f: (len(first.get(f, ())), len(outputs["spark"][0].get(f, ())))
-              for f in set(first) | set(outputs["spark"][0])
-              if first.get(f, set()) != outputs["spark"][0].get(f, set())}
-    ms = {e: summarise(rounds[e]) for e in ENGINES}
-    start_up = {e: summarise(starts[e]) for e in ENGINES}
-    net = {e: ms[e]["seconds"] - start_up[e]["seconds"] for e in ENGINES}
-    for e, m in ms.items():
-        if m["pages"] != pages:
-            warnings.append(f"Spark section: --engine {e}'s statistics count {m['pages']} HTML pages, "
-                            f"the inputs hold {pages}")
-    if not same:
-        warnings.append("Spark section: --engine spark and --engine local wrote different N-Quads"
-                        + (f" (formats {sorted(differ)})" if differ else " (in some round)"))
-    return {"inputs": len(inputs), "what": what, "pages": pages, "measurements": ms,
-            "spark_over_local": ratio(ms["spark"]["pages_per_s"], ms["local"]["pages_per_s"]),
-            "spark_over_local_paired": paired(rounds["spark"], rounds["local"]),
-            "start_up": start_up,
-            "spark_over_local_without_start": (ratio(net["local"], net["spark"])
-                                               if net["local"] > 0 and net["spark"] > 0 else None),
-            "same_nquads": same, "formats": len(first), "distinct_lines": sum(len(v) for v in first.values()),
-            "formats_differing": differ}
 
 
 # --------------------------------------------------------------------------------------------- report

@@ -51,11 +51,11 @@ from crawlbaseline import DEFAULT_BASELINE_REF, build_baseline, m_whole_baseline
 from crawlmeasure import (BenchError, Round, byte_compile_quadfleet, m_extruct, m_lxml, m_prefilter,  # noqa: E402
                           m_quadfleet, m_read_quadfleet, m_read_warcio, m_whole_extract, m_whole_lxml, multiset_hash,
                           normalised, pin_one_core, summarise)
-# page_features, og_like and the SMOKE_ sizes are re-exported for the tests
-from crawlmix import (CC_SET, REAL_SET, REPEAT_PARAM, SMOKE_MIX_PAGES, SMOKE_REAL_PAGES,  # noqa: E402,F401
-                      WARC_NAMES, build_archives, build_repeated, og_like, page_features, strip_repeat,
-                      write_start_only)
+# page_features, og_like, strip_repeat and the SMOKE_ sizes are re-exported for the tests
+from crawlmix import (CC_SET, REAL_SET, SMOKE_MIX_PAGES, SMOKE_REAL_PAGES, WARC_NAMES,  # noqa: E402,F401
+                      build_archives, og_like, page_features)
 from crawlreport import finish, machine_info, print_report, summarise_archive  # noqa: E402
+from harness.archives import REPEAT_PARAM, build_repeated, strip_repeat, write_start_only  # noqa: E402
 
 REPO = BENCH_DIR.parent
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"

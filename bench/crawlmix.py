@@ -7,6 +7,7 @@
                        non-HTML records ride along
   NAME-xN.warc.gz      an archive written N times over (``--whole-repeat``), each repeat's pages under their
                        own URLs (``qf-repeat=R`` added to the query), for the whole-process comparison
+                       (written by harness/archives.py, as are the records of the other two)
 
 Deterministic: fixed WARC-Date, uuid5 record ids, a fixed shuffle. What a page carries is decided by
 quadfleet itself (every format), with Open Graph-like RDFa (:func:`og_like`) not counted as structured data.
@@ -18,21 +19,24 @@ import csv
 import gzip
 import hashlib
 import io
-import json
 import random
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit, urlunsplit
 
-from crawlfloor import HTML_TYPES, warcio_pages
+BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a script or loaded by path
+    sys.path.insert(0, str(BENCH_DIR))
 
+from crawlfloor import HTML_TYPES  # noqa: E402
 # Only the standard library, warcio and lxml at module level: quadfleet is imported inside the functions
 # that use it.
-from warcio.archiveiterator import ArchiveIterator
-from warcio.statusandheaders import StatusAndHeaders
-from warcio.warcwriter import WARCWriter
+from harness.archives import Built, count_records, record_id, write_response, write_warcinfo  # noqa: E402
+from warcio.archiveiterator import ArchiveIterator  # noqa: E402
+from warcio.warcwriter import WARCWriter  # noqa: E402
 
 REAL_SET, CC_SET = "real-pages", "warc-commoncrawl"
 WARC_NAMES = {"real-pages": "real-pages.warc.gz", "crawl-mix": "crawl-mix.warc.gz"}
@@ -40,7 +44,6 @@ MIX_PAGES = 480          # HTML pages of crawl-mix.warc.gz
 MIX_SEED = 202442        # the interleaving order (CC-MAIN-2024-42)
 SMOKE_REAL_PAGES = 12    # --smoke: this many real pages, spread over the set
 SMOKE_MIX_PAGES = 48
-REPEAT_PARAM = "qf-repeat"  # the query parameter that tells the repeats of a whole-process archive apart
 
 # Web Data Commons, CC-MAIN-2024-42: shares of HTML pages with structured data. The mix repeats pages to
 # come close to these; "any" (51%) weighs most, the per-format shares are matched as far as the pages allow.
@@ -71,30 +74,6 @@ class Candidate:
     features: frozenset = frozenset()                      # format ids with triples, "og", "rdfa-beyond-og", "any"
     before: list[bytes] = field(default_factory=list)      # gzip members written before its first copy (request)
     after: list[bytes] = field(default_factory=list)       # ... and after it (metadata)
-
-
-@dataclass
-class Built:
-    """One benchmark archive, held in memory."""
-
-    name: str
-    path: Path
-    data: bytes
-    html_pages: int
-    records: int
-    composition: dict[str, Any]
-
-
-def _record_id(url: str) -> str:
-    from quadfleet.coordinator.sample import _record_id as sample_record_id  # the sample archive's uuid5 ids
-
-    return sample_record_id(url)
-
-
-def _warc_date() -> str:
-    from quadfleet.coordinator.sample import WARC_DATE
-
-    return WARC_DATE
 
 
 def load_real_pages(corpus: Path, limit: int | None) -> list[Candidate]:
@@ -197,7 +176,7 @@ def classify(pages: list[Candidate], config) -> None:
 
     extractors = config.extractors()
     for cand in pages:
-        page = Page(url=cand.url, body=cand.body, content_type=cand.content_type, record_id=_record_id(cand.url))
+        page = Page(url=cand.url, body=cand.body, content_type=cand.content_type, record_id=record_id(cand.url))
         results = extract_page(page, extractors, config.keep_all_predicates)
         cand.features = page_features({fmt: res.lines for fmt, res in results.items()})
 
@@ -253,35 +232,12 @@ def _copy_url(url: str, n: int) -> str:
     return urlunsplit((s.scheme, s.netloc, s.path, query, s.fragment))
 
 
-def _response(writer: WARCWriter, url: str, body: bytes, content_type: str) -> None:
-    http = StatusAndHeaders("200 OK", [("Content-Type", content_type), ("Content-Length", str(len(body)))],
-                            protocol="HTTP/1.1")
-    rec = writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=http,
-                                    warc_headers_dict={"WARC-Date": _warc_date(), "WARC-Record-ID": _record_id(url)})
-    writer.write_record(rec)
-
-
-def _warcinfo(writer: WARCWriter, name: str, what: str) -> None:
-    info = writer.create_warcinfo_record(name, {"software": "quadfleet bench/bench_crawl.py", "description": what,
-                                                "format": "WARC File Format 1.0"})
-    info.rec_headers.replace_header("WARC-Date", _warc_date())
-    info.rec_headers.replace_header("WARC-Record-ID", _record_id("warcinfo:" + name))
-    writer.write_record(info)
-
-
 def write_real_warc(path: Path, pages: list[Candidate]) -> None:
     with open(path, "wb") as fh:
         writer = WARCWriter(fh, gzip=True)
-        _warcinfo(writer, path.name, "the real-pages set of the corpus, one response per page")
+        write_warcinfo(writer, path.name, "the real-pages set of the corpus, one response per page")
         for cand in pages:
-            _response(writer, cand.url, cand.body, cand.content_type)
-
-
-def write_start_only(path: Path) -> Path:
-    """A WARC holding one warcinfo record and no page: what a whole process costs before its first page."""
-    with open(path, "wb") as fh:
-        _warcinfo(WARCWriter(fh, gzip=True), path.name, "no page: a process's start and end alone")
-    return path
+            write_response(writer, cand.url, cand.body, cand.content_type)
 
 
 def write_mix_warc(path: Path, pages: list[Candidate], counts: list[int], warcinfos: list[bytes],
@@ -294,8 +250,8 @@ def write_mix_warc(path: Path, pages: list[Candidate], counts: list[int], warcin
     random.Random(MIX_SEED).shuffle(units)
     with open(path, "wb") as fh:
         writer = WARCWriter(fh, gzip=True)
-        _warcinfo(writer, path.name, "real-pages and Common Crawl pages, repeated to a crawl's share of "
-                                     "structured data (bench/bench_crawl.py)")
+        write_warcinfo(writer, path.name, "real-pages and Common Crawl pages, repeated to a crawl's share of "
+                                          "structured data (bench/bench_crawl.py)")
         for member in warcinfos:
             fh.write(member)
         for unit in units:
@@ -307,18 +263,10 @@ def write_mix_warc(path: Path, pages: list[Candidate], counts: list[int], warcin
             if n == 0:
                 for member in cand.before:
                     fh.write(member)
-            _response(writer, _copy_url(cand.url, n), cand.body, cand.content_type)
+            write_response(writer, _copy_url(cand.url, n), cand.body, cand.content_type)
             if n == 0:
                 for member in cand.after:
                     fh.write(member)
-
-
-def count_records(data: bytes) -> tuple[int, int]:
-    """(records, HTML pages) as warcio sees them."""
-    records = 0
-    for _ in ArchiveIterator(io.BytesIO(data)):
-        records += 1
-    return records, warcio_pages(io.BytesIO(data), False)[0]
 
 
 def build_archives(corpus: Path, workdir: Path, which: list[str], smoke: bool, config,
@@ -356,84 +304,10 @@ def _built(name: str, path: Path, comp: dict) -> Built:
     return Built(name=name, path=path, data=data, html_pages=html, records=records, composition=comp)
 
 
-
-# ------------------------------------------------------------------- the archive written N times over
-
-
-@dataclass
-class Repeated:
-    """An archive written ``repeats`` times over, on disk only (the whole-process comparison reads it there)."""
-
-    path: Path
-    repeats: int
-    html_pages: int
-    bytes: int
-    cached: bool
-
-
-def repeat_url(url: str, r: int) -> str:
-    """The URL of a page in the r-th repeat: ``qf-repeat=r`` added last to its query (r = 0: unchanged)."""
-    if r == 0:
-        return url
-    s = urlsplit(url)
-    param = f"{REPEAT_PARAM}={r}"
-    return urlunsplit((s.scheme, s.netloc, s.path, f"{s.query}&{param}" if s.query else param, s.fragment))
-
-
-_REPEAT = re.compile(r"[?&]" + re.escape(REPEAT_PARAM) + r"=\d+")
-
-
-def strip_repeat(line: str) -> str:
-    """An N-Quads line of a repeat as the first copy would have it: the ``qf-repeat`` parameter taken out of
-    every IRI (the page URL, and what resolved against it)."""
-    return _REPEAT.sub("", line) if REPEAT_PARAM in line else line
-
-
-def build_repeated(arc: Built, workdir: Path, repeats: int, log: Callable[[str], None]) -> Repeated:
-    """``arc`` written ``repeats`` times: first byte for byte (its warcinfo and Common Crawl records
-    included), then its HTML responses again, in the same order, each repeat under its own URLs
-    (:func:`repeat_url`) and record ids; the Common Crawl non-HTML records are not repeated (their record
-    ids must stay unique). Kept in ``workdir`` with a note of its source's sha256, and reused while that
-    matches. ``repeats`` = 1 is the archive itself."""
-    if repeats == 1:
-        return Repeated(arc.path, 1, arc.html_pages, len(arc.data), True)
-    path = workdir / f"{arc.path.name.removesuffix('.warc.gz')}-x{repeats}.warc.gz"
-    marker = path.with_name(path.name + ".json")
-    want = {"source_sha256": arc.composition["sha256"], "repeats": repeats, "html_pages": arc.html_pages * repeats}
-    if path.is_file() and marker.is_file():
-        try:
-            note = json.loads(marker.read_text())
-        except ValueError:
-            note = None
-        if note == {**want, "bytes": path.stat().st_size}:
-            return Repeated(path, repeats, want["html_pages"], note["bytes"], True)
-    log(f"writing {path.name}: {arc.path.name} {repeats} times ({want['html_pages']:,} HTML pages) ...")
-    pages = arc.html_pages
-    with open(path, "wb") as fh:
-        fh.write(arc.data)
-        writer = WARCWriter(fh, gzip=True)
-        for r in range(1, repeats):
-            for record in ArchiveIterator(io.BytesIO(arc.data)):
-                if record.rec_type != "response" or record.http_headers is None:
-                    continue
-                ctype = record.http_headers.get_header("Content-Type") or ""
-                if ctype.split(";", 1)[0].strip().lower() not in HTML_TYPES:
-                    continue
-                url = record.rec_headers.get_header("WARC-Target-URI")
-                _response(writer, repeat_url(url, r), record.content_stream().read(), ctype)
-                pages += 1
-    if pages != want["html_pages"]:
-        raise ValueError(f"{path.name}: wrote {pages} HTML pages, not {want['html_pages']}")
-    size = path.stat().st_size
-    marker.write_text(json.dumps({**want, "bytes": size}) + "\n")
-    return Repeated(path, repeats, pages, size, False)
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python bench/crawlmix.py DIR``: write crawl-mix.warc.gz into DIR, alone (the fleet's cost measurement
     takes it as its crawl-like archive: docs/cost.md)."""
     import argparse
-    import sys
 
     ap = argparse.ArgumentParser(description="write crawl-mix.warc.gz (480 crawl-like HTML pages) into DIR")
     ap.add_argument("workdir", type=Path, metavar="DIR")

@@ -101,7 +101,7 @@ def test_bench_crawl_smoke(tmp_path, capsys):
 def test_repeat_urls():
     """The whole-process archive's repeats get distinct URLs, and their N-Quads map back to the first copy's."""
     bench = load_bench("bench_crawl")
-    from crawlmix import repeat_url
+    from harness.archives import repeat_url
 
     for url in ("http://a.example/p", "http://a.example/p?x=1&copy=3", "https://a.example/?q#f"):
         again = repeat_url(url, 4)
