@@ -1,7 +1,7 @@
 """``quadfleet subsets OUT --out s3://DEST --queue-url Q`` (and ``quadfleet tables``, the same with ``tables-*``
 tasks: the job's ``kind``): the merge run by the fleet's own workers.
 
-The tasks are those of a local run (:mod:`.runs`, :mod:`.ranges`, :mod:`.merge`), sent as messages on the
+The tasks are those of a local run (:mod:`.read`, :mod:`.ranges`, :mod:`.merge`), sent as messages on the
 work queue and run by ``quadfleet work`` next to extraction messages, with the same rules: a task's output
 is committed before its message is deleted, a task killed mid-way is redone by another worker (every key
 it writes is decided by the task, and the same inputs give the same bytes, so a redo overwrites, never
@@ -172,7 +172,7 @@ def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send)
     TaskError (or QuadfleetError) for a failure worth recording, anything else transient or a bug."""
     from ...worker.output.s3 import S3Store
     from .dest import open_dest
-    from .runs import InputFileError
+    from .read import InputFileError
 
     store = S3Store(job, scratch=scratch)
     try:

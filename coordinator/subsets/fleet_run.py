@@ -11,7 +11,8 @@ import time
 
 from ..screen import plural
 from .fleet import POLL, progress, start
-from .run import SubsetsError, prepare, say_skipped
+from .datasets import SubsetsError, prepare
+from .preflight import say_skipped
 from .schedule import reading
 
 
@@ -23,7 +24,7 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
     started = time.monotonic()
     groups = options = None
     if kind == "tables":
-        from ..tables.run import data_groups, fleet_options, prepare as prepare_tables
+        from ..tables.corpus import data_groups, fleet_options, prepare as prepare_tables
 
         plan, _ = prepare_tables(out, dest, opts)
         groups, options = data_groups(plan.inputs, opts.memory_bytes), fleet_options(opts)

@@ -74,7 +74,7 @@ def _options(doc: dict):
 
 def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Sort a group of inputs into runs per class, upload them, commit ``runs-done/gNNNNN.json``."""
-    from .runs import make_runs
+    from .read import make_runs
     from .tasks import fetcher
 
     i = fields["group"]
@@ -84,7 +84,7 @@ def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         group = [ref_of(r) for r in json.loads(store.read_bytes(f"groups/{name}.json"))]
         fetch = fetcher(doc["out"], ctx.scratch)
         if doc.get("kind") == "tables":
-            from ..tables.runs import make_table_runs
+            from ..tables.read import make_table_runs
 
             res = make_table_runs(group, fetch, ctx.scratch, opts.memory_bytes, name, opts.classes,
                                   frozenset(doc["skip"]), ctx.check)
@@ -295,7 +295,7 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Join the class's ranges and publish it (summary last); remove its runs and range files; the last
     class also writes DEST/summary.json and removes the job."""
     from .dest import open_dest
-    from .run import write_top
+    from .datasets import write_top
 
     cls = fields["class"]
     dest = open_dest(doc["dest"], ctx.scratch)
@@ -313,7 +313,7 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     if all(published(dest, doc, c) for c in order):
         names = sorted(set(order) | set(doc["skip"]))
         if doc.get("kind") == "tables":
-            from ..tables.run import TablesResult, write_top as write_tables_top
+            from ..tables.corpus import TablesResult, write_top as write_tables_top
 
             empty = sorted(set(doc["options"]["classes"]) - set(names))
             write_tables_top(dest, doc["out"], doc["dest"], TablesResult(doc["dest"], inputs=doc["inputs"]), names,

@@ -1,10 +1,10 @@
 """One class's merge: its sorted runs in, its published dataset out (parts, lookup, sites, sample).
 
-Two steps, each run by a pool process (``quadfleet subsets`` schedules them, :mod:`.run`):
+Two steps, each run by a pool process (``quadfleet subsets`` schedules them, :mod:`.datasets`):
 
-- :func:`quadfleet.coordinator.subsets.runs.make_runs`: read a group of inputs and spill each class's
+- :func:`quadfleet.coordinator.subsets.read.make_runs`: read a group of inputs and spill each class's
   quads as sorted runs (:mod:`.extsort`) under a memory budget, as records ``PLD \\t page URL \\t subject
-  \\t line`` (see :mod:`.runs`).
+  \\t line`` (see :mod:`.read`).
 - :func:`merge_range`: merge one PLD range of the class's runs (:mod:`.ranges`: the class is cut into
   ranges of about the chunk size, from the runs' indexes) into one sorted stream written as the part
   ``part-NNNNN.nq.gz`` (N: the range's number; a PLD never spans two parts: a site is one download), with

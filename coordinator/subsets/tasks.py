@@ -19,7 +19,7 @@ from .dest import open_dest
 from .inputs import InputRef
 from .extsort import Span
 from .merge import MergeOptions, finish_class, merge_range
-from .runs import InputFileError, make_runs
+from .read import InputFileError, make_runs
 
 _progress = None  # where this process's progress goes: a multiprocessing queue, or the inline run's queue
 

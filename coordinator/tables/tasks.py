@@ -14,7 +14,7 @@ from ..subsets.dest import open_dest
 from ..subsets.extsort import Span
 from ..subsets.inputs import InputRef
 from ..subsets.tasks import fetcher, finish_with, report
-from .runs import make_table_runs
+from .read import make_table_runs
 from .options import TableOptions
 
 

@@ -3,7 +3,7 @@
 A class is cut into host ranges (:mod:`quadfleet.coordinator.subsets.ranges`, planned from its runs'
 indexes, exactly as the subsets are cut into PLD ranges), each merged by a task of its own, any number at
 once (:func:`merge_range`); then :func:`finish_class` joins them. Records are ``host \t row_id \t JSON``
-(:mod:`.runs`), merged by the subsets' external sort into one stream ordered by host, then row id. A host's
+(:mod:`.read`), merged by the subsets' external sort into one stream ordered by host, then row id. A host's
 rows are one table:
 
 - Parquet: ``part-NNNNN.parquet``, one per range (numbered by range; a range whose tables all fall below
@@ -43,7 +43,7 @@ from ..subsets.merge import RANGES_DIR, join_ranges
 from .keys import entity_key
 from .options import TableOptions
 from .rows import FIXED, Row
-from .runs import decode_record
+from .read import decode_record
 
 ROWS_PER_GROUP = 2000       # rows per Parquet row group, at most
 GROUP_BYTES = 4 << 20       # ... or fewer once their JSON holds this many bytes (memory: ~3x this)

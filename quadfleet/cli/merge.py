@@ -47,7 +47,7 @@ def check_fleet_merge(command: str, args, out: str, dest: str) -> None:
 def cmd_subsets(args) -> int:
     from ..coordinator.screen import console, plural
     from ..coordinator.subsets.merge import MergeOptions
-    from ..coordinator.subsets.run import default_dest, run_subsets
+    from ..coordinator.subsets.datasets import default_dest, run_subsets
 
     if args.sample_pages < 0:
         raise UsageError("subsets: --sample-pages must be at least 0")
@@ -70,7 +70,7 @@ def cmd_subsets(args) -> int:
 def cmd_tables(args) -> int:
     from ..coordinator.screen import console, plural
     from ..coordinator.tables.options import TableOptions
-    from ..coordinator.tables.run import default_dest, run_tables
+    from ..coordinator.tables.corpus import default_dest, run_tables
 
     if args.min_rows < 1:
         raise UsageError(f"tables: --min-rows must be at least 1, not {args.min_rows}")

@@ -1,5 +1,5 @@
 """The ``quadfleet`` command line's parser: every subcommand with its description, its options' help and,
-ending its ``--help``, two or three real examples (``tests/extraction/test_cli_conventions.py`` parses each
+ending its ``--help``, two or three real examples (``tests/cli/test_cli_conventions.py`` parses each
 one, so they cannot rot). The commands themselves are the ``cmd_*`` functions of :mod:`.page`,
 :mod:`.extract`, :mod:`.queue`, :mod:`.stats` and :mod:`.merge` (and :mod:`.fleet`'s).
 """

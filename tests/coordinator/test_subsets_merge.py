@@ -1,7 +1,7 @@
 """``quadfleet subsets``: per-input class files merged into per-class datasets chunked by pay-level domain.
 
 These inputs have the layout earlier versions wrote (one ``subsets/<Class>/<id>`` file per class), which
-must still merge; tests/coordinator/test_subsets_layouts.py and tests/extraction/ cover the current layout.
+must still merge; test_subsets_layouts.py and test_subsets.py, beside this file, cover the current layout.
 
 The inputs are made from real N-Quads: quadfleet's own microdata and JSON-LD of the corpus's real pages and
 Common Crawl captures (and the HTML test pages with schema.org markup), each page copied under many URLs of
@@ -32,7 +32,7 @@ import pytest
 import zstandard
 from conftest import corpus_archive_pages, corpus_path, one_line_error
 from quadfleet.coordinator.subsets.merge import MergeOptions
-from quadfleet.coordinator.subsets.run import run_subsets
+from quadfleet.coordinator.subsets.datasets import run_subsets
 from quadfleet.worker.pipeline.domains import pld
 
 from quadfleet.cli import main

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from quadfleet.worker.archive.inputs import spec
 
 from quadfleet.cli import main
 from quadfleet.worker.output.layout import decode_stats
+from slow_input import SlowInput
 
 ALL_DEFAULT_FORMATS = "html-embedded-jsonld"  # one of the default formats that html-microdata alone lacks
 
@@ -224,42 +224,6 @@ def scratch_files(out: Path, pattern: str = "*") -> list[Path]:
     base = out / ".tmp"
     return sorted(p for p in base.rglob(pattern) if p.is_file() and p.suffix not in (".lock", ".new")) \
         if base.exists() else []
-
-
-class SlowInput:
-    """A named pipe as an input: the archive's first part is written, the rest only on ``finish()``, so a
-    `quadfleet extract` reading it stays in the middle of its work for as long as a test needs."""
-
-    def __init__(self, path: Path, data: bytes, first: int):
-        os.mkfifo(path)
-        self.path, self.data, self.first = path, data, first
-        self.go_on = threading.Event()
-        self.thread = threading.Thread(target=self._feed, daemon=True)
-        self.thread.start()
-
-    def _feed(self) -> None:
-        deadline = time.monotonic() + 60
-        while True:  # wait for the reader, without blocking for ever if it never comes (a run stopped first)
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError:
-                if time.monotonic() > deadline or self.go_on.is_set():
-                    return
-                time.sleep(0.05)
-        os.set_blocking(fd, True)
-        try:
-            os.write(fd, self.data[:self.first])
-            self.go_on.wait(120)
-            os.write(fd, self.data[self.first:])
-        except BrokenPipeError:
-            pass
-        finally:
-            os.close(fd)
-
-    def finish(self) -> None:
-        self.go_on.set()
-        self.thread.join(30)
 
 
 def start_extract(inputs: list[Path], out: Path, processes: int = 1) -> subprocess.Popen:

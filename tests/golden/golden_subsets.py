@@ -1,5 +1,5 @@
 """What the subsets golden test compares, shared by tests/golden/make_subsets_golden.py and
-tests/extraction/test_subsets_golden.py: how the inputs are extracted and merged, and how a merged dataset
+tests/coordinator/test_subsets_golden.py: how the inputs are extracted and merged, and how a merged dataset
 is summed up.
 
 The inputs are every corpus WARC/ARC (warc-commoncrawl, warc-real-misc, the damaged ones fail) and a WARC

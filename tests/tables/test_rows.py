@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from quadfleet.coordinator.tables.rows import MAX_DEPTH, MAX_NODES, page_rows, row_id
-from quadfleet.coordinator.tables.runs import decode_record, encode_record
+from quadfleet.coordinator.tables.read import decode_record, encode_record
 from quadfleet.worker.rdf.schemaorg import class_map
 
 URL = "https://shop.example.com/p/1"

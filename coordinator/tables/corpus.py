@@ -1,12 +1,13 @@
 """``quadfleet tables OUT [--out DEST]``: the Schema.org Table Corpus of a run, one table per class and host.
 
 The same machinery as ``quadfleet subsets`` (:mod:`quadfleet.coordinator.subsets.schedule`): tasks that
-read groups of inputs into sorted runs per class under ``--memory-mb`` (:mod:`.runs`), then each class cut
+read groups of inputs into sorted runs per class under ``--memory-mb`` (:mod:`.read`), then each class cut
 into host ranges merged as tasks of their own and finished by one more (:mod:`.write`), ``--processes`` at
 a time, so every process works even on one large class; resumable in the same way (a class whose
 ``DEST/<Class>/summary.json`` carries the fingerprint of the current inputs and settings is skipped; when
-``DEST/summary.json`` says every class is, nothing is read), its scratch removed at the end, on Ctrl-C or
-SIGTERM, or by the next run after a kill.
+``DEST/summary.json`` says every class is, nothing is read; decided before any task, as for the subsets, by
+:mod:`quadfleet.coordinator.subsets.preflight`), its scratch removed at the end, on Ctrl-C or SIGTERM, or by
+the next run after a kill.
 
 What it reads: only the committed inputs' JSON-LD and microdata data files (a page's lines are
 consecutive there), so an output of any version makes tables. The classes: ``[subsets] classes`` of the
@@ -24,9 +25,8 @@ from typing import Iterator
 
 from ...worker.errors import QuadfleetError
 from ..screen import plural
-from ..subsets import run as subsets_run
-from ..subsets.dest import open_dest
-from ..subsets.inputs import InputRef, MergeInputs, list_committed, list_inputs
+from ..subsets.inputs import InputRef, MergeInputs
+from ..subsets.preflight import Plan, fingerprints, open_inputs, remade_notes, say_skipped
 from ..subsets.schedule import Job, run_job
 from .tasks import task_table_finish, task_table_range, task_table_runs
 from .options import TableOptions
@@ -51,10 +51,6 @@ class TablesResult:
 
 def default_dest(out: str) -> str:
     return f"{out.rstrip('/')}/{DEFAULT_DEST}"
-
-
-def check_locations(out: str, dest: str) -> None:
-    subsets_run.check_locations(out, dest, "tables", "data", TablesError)
 
 
 def data_groups(inputs: MergeInputs, target: int) -> Iterator[list[InputRef]]:
@@ -82,34 +78,26 @@ def fingerprint(inputs: MergeInputs, identity: dict) -> str:
     return h.hexdigest()
 
 
-def prepare(out: str, dest: str, opts: TableOptions):
-    """What a tables run will do (:class:`~..subsets.run.Plan`, as for the subsets) and the classes known to
-    have no row in these inputs; TablesError when there is nothing to make.
+def prepare(out: str, dest: str, opts: TableOptions) -> tuple[Plan, set[str]]:
+    """What a tables run will do (a :class:`~quadfleet.coordinator.subsets.preflight.Plan`, as for the subsets)
+    and the classes known to have no row in these inputs; TablesError when there is nothing to make.
 
     ``--format`` adds JSON tables to the Parquet parts, which are the same either way: a class made with
     JSON tables is complete for a run without (and keeps them); one made without is made again, whole, for
     a run with (said first, as any class made again is)."""
-    from ..report.stats import nothing_committed, open_store
-
     if not opts.classes:
         raise TablesError("tables: no class to make tables of: [subsets] classes is empty")
-    check_locations(out, dest)
-    store = open_store(out)
-    committed = list_committed(store)
-    if not committed.ids:
-        raise TablesError(nothing_committed(store, out, "tables", "read"))
-    inputs = list_inputs(store, committed)
-    dest_store = open_dest(dest, None)
+    store, inputs, dest_store = open_inputs(out, dest, "tables", "data", "read", TablesError)
     fp = fingerprint(inputs, opts.identity())
     other = fingerprint(inputs, dataclasses.replace(opts, json=not opts.json).identity())
     with_json, parquet_only = (fp, other) if opts.json else (other, fp)
     wanted = set(opts.classes)
-    made = {name: f for name, f in subsets_run.fingerprints(dest_store).items() if name in wanted}
+    made = {name: f for name, f in fingerprints(dest_store).items() if name in wanted}
     done = {name for name, f in made.items() if f == with_json or (f == parquet_only and not opts.json)}
     top = dest_store.read_top() or {}
     empty = set(top.get("empty") or ()) if top.get("fingerprint") in (fp, other) else set()
     everything = not (wanted - done - empty)
-    plan = subsets_run.Plan(store, dest_store, inputs, opts, fp, done, everything, sorted(done))
+    plan = Plan(store, dest_store, inputs, opts, fp, done, everything, sorted(done))
     plan.notes = _notes(made, done, dest, with_json, parquet_only, opts.json)
     return plan, empty
 
@@ -127,7 +115,7 @@ def _notes(made: dict, done: set[str], dest: str, with_json: str, parquet_only: 
     if added:
         notes.append(f"making {plural(len(added), 'class', 'classes')} again for --format json: the JSON tables "
                      f"are written with the Parquet parts ({', '.join(added)})")
-    notes += subsets_run.remade_notes({k: f for k, f in again.items() if k not in added}, done, dest, "made")
+    notes += remade_notes({k: f for k, f in again.items() if k not in added}, done, dest, "made")
     return notes
 
 
@@ -149,7 +137,7 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
     result = TablesResult(dest=dest, inputs=len(inputs.committed.ids))
     wanted = set(opts.classes)
     result.skipped = sorted(wanted & done)
-    subsets_run.say_skipped(console, result.skipped, plan.notes, "made")
+    say_skipped(console, result.skipped, plan.notes, "made")
     todo = wanted - done - empty
     if todo:
         skip = frozenset(wanted - todo)

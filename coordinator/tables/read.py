@@ -5,7 +5,7 @@ graph (the page URL), cut into rows by :func:`.rows.page_rows`. A row becomes on
 belongs to, ``host \\t row_id \\t JSON``: compared as bytes, records order by host, then row id, which is
 the order of the published tables (a host never holds a tab; the JSON escapes every control character).
 The spilling, sorting and merging are the subsets' own (:class:`~quadfleet.coordinator.subsets.extsort.ClassSpiller`),
-under the same memory budget.
+under the same memory budget, and so is the task's frame (:func:`quadfleet.coordinator.subsets.read.spill_group`).
 
 Per class the task also reports the property columns its rows use (the published schema is their union)
 and how many rows and input quads it saw.
@@ -21,9 +21,8 @@ import zstandard
 
 from ...worker.pipeline.domains import PldCache
 from ...worker.rdf.schemaorg import class_map
-from ..subsets.extsort import ClassSpiller
 from ..subsets.inputs import InputRef
-from ..subsets.runs import InputFileError, open_input, reason
+from ..subsets.read import GroupRuns, InputFileError, open_input, reason, spill_group
 from .rows import Row, page_rows
 
 
@@ -41,23 +40,15 @@ def decode_record(rec: bytes) -> tuple[str, str, str, list[tuple[str, str]]]:
     return host, rid, fixed, [tuple(c.split("\x1f", 1)) for c in cells.split("\x1e")] if cells else []
 
 
-class TableRuns:
-    """What a runs task found, per class: runs (in the spiller), rows, columns, inputs; and quads read."""
+class RowRuns(GroupRuns):
+    """The table corpus's runs: a record per row of a class (:func:`encode_record`), and per class the property
+    columns its rows use."""
 
     def __init__(self, spill_dir: Path, budget: int, prefix: str, classes: tuple[str, ...],
                  skip: frozenset[str]):
-        self.spill = ClassSpiller(spill_dir, budget, prefix)
+        super().__init__(spill_dir, budget, prefix, skip)
         self.cmap = class_map(tuple(classes))
-        self.skip = skip
-        self.rows: dict[str, int] = {}
-        self.bad: dict[str, int] = {}
         self.columns: dict[str, set[str]] = {}
-        self.inputs: dict[str, int] = {}
-        self.record_bytes: dict[str, int] = {}
-        self.packed: dict[str, int] = {}        # of the data files each class had rows in (how they compress:
-        self.raw: dict[str, int] = {}           # what sizes its ranges, :class:`...subsets.ranges.Sizing`)
-        self.in_packed = self.in_raw = 0        # of the current input's data files
-        self._seen: set[str] = set()
         self._plds = PldCache()
         self._hosts: dict[str, tuple[str, str]] = {}
 
@@ -85,38 +76,19 @@ class TableRuns:
             record = encode_record(host, row)
             names = [name for name, _ in row.cells]
             for cls in classes:
-                if cls in self.skip:
-                    continue
-                self.spill.extend(cls, [record])
-                self.rows[cls] = self.rows.get(cls, 0) + 1
-                self.record_bytes[cls] = self.record_bytes.get(cls, 0) + len(record)
-                cols = self.columns.get(cls)
-                if cols is None:
-                    cols = self.columns[cls] = set()
-                cols.update(names)
-                if cls not in self._seen:
-                    self._seen.add(cls)
-                    self.inputs[cls] = self.inputs.get(cls, 0) + 1
-
-    def next_input(self) -> None:
-        """The input read so far is done: its data files' bytes counted for each class it had rows of."""
-        for cls in self._seen:
-            self.packed[cls] = self.packed.get(cls, 0) + self.in_packed
-            self.raw[cls] = self.raw.get(cls, 0) + self.in_raw
-        self._seen = set()
-        self.in_packed = self.in_raw = 0
+                if self.add(cls, [record], 0, len(record)):
+                    cols = self.columns.get(cls)
+                    if cols is None:
+                        cols = self.columns[cls] = set()
+                    cols.update(names)
 
     def result(self) -> dict:
-        """What the scheduler adds up per class (``quads``: the rows, what the merge's progress counts;
-        ``line_bytes``: the records' own bytes, as a table's records are its lines)."""
-        self.next_input()
-        runs = self.spill.finish()
-        return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.rows,
-                "columns": {c: sorted(v) for c, v in self.columns.items()}, "inputs": self.inputs,
-                "bad_lines": self.bad, "line_bytes": self.record_bytes, "packed": self.packed, "raw": self.raw}
+        """:meth:`GroupRuns.result` (``quads``: the rows; ``line_bytes``: the records' own bytes, as a table's
+        records are its lines), and each class's columns."""
+        return {**super().result(), "columns": {c: sorted(v) for c, v in self.columns.items()}}
 
 
-def read_data_file(path: Path, key: str, fmt: str, runs: TableRuns) -> None:
+def read_data_file(path: Path, key: str, fmt: str, runs: RowRuns) -> None:
     """Every page of one data file: consecutive lines with the same graph."""
     try:
         with open_input(path, key.endswith(".zst")) as raw:
@@ -152,24 +124,19 @@ def make_table_runs(group: list[InputRef], fetch: Callable[[str], tuple[Path, bo
     """Sorted runs per class of the rows of every input of ``group`` (``fetch(key)``: a local path and
     whether it is a temporary copy to delete), the classes in ``skip`` left out. An unreadable file raises
     InputFileError naming it (the runs made so far are deleted)."""
-    runs = TableRuns(spill_dir, budget, prefix, classes, skip)
-    try:
-        for ref in group:
-            runs.next_input()
-            for entry in ref.data:
-                if entry is None:
-                    continue
-                fmt, key, packed = entry
-                runs.in_packed += packed
-                path, temporary = fetch(key)
-                try:
-                    read_data_file(path, key, fmt, runs)
-                finally:
-                    if temporary:
-                        path.unlink(missing_ok=True)
-            if progress:
-                progress(ref.bytes)
-        return runs.result()
-    except BaseException:
-        runs.spill.discard()
-        raise
+    runs = RowRuns(spill_dir, budget, prefix, classes, skip)
+
+    def read(ref: InputRef) -> None:
+        for entry in ref.data:
+            if entry is None:
+                continue
+            fmt, key, packed = entry
+            runs.in_packed += packed
+            path, temporary = fetch(key)
+            try:
+                read_data_file(path, key, fmt, runs)
+            finally:
+                if temporary:
+                    path.unlink(missing_ok=True)
+
+    return spill_group(group, runs, read, progress)

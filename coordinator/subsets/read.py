@@ -1,5 +1,9 @@
 """A merge's first step: a group of committed inputs read and spilled as sorted runs, one set per class.
 
+The frame is the same for the table corpus (:mod:`quadfleet.coordinator.tables.read`): :class:`GroupRuns` counts
+what a task spilled per class, :func:`spill_group` reads the group's inputs one by one into it, and an input
+that cannot be read is an :class:`InputFileError` naming it.
+
 Each quad of a class becomes one record, ``PLD \\t page URL \\t subject \\t line``: comparing records as bytes
 orders them by (PLD, page URL, subject, line), because none of the three keys holds a byte below the tab
 (N-Quads percent-encodes control characters and spaces in IRIs, blank-node labels are alphanumeric). The
@@ -104,36 +108,41 @@ def line_records(lines: Iterable[bytes], plds: PldOfUrl, out: list[bytes]) -> in
 
 
 class GroupRuns:
-    """What a runs task found, per class: its runs (in the spiller), quads, bad lines and inputs."""
+    """What a runs task found in its group of inputs, per class: its runs (in the spiller), records, bad lines,
+    inputs, and the bytes they came from. The subsets' (:class:`QuadRuns`, a record per quad) and the tables'
+    (:class:`quadfleet.coordinator.tables.read.RowRuns`, a record per row); :func:`spill_group` fills one."""
 
     def __init__(self, spill_dir: Path, budget: int, prefix: str, skip: frozenset[str]):
         self.spill = ClassSpiller(spill_dir, budget, prefix)
         self.skip = skip
-        self.quads: dict[str, int] = {}
+        self.records: dict[str, int] = {}       # quads (subsets) or rows (tables)
         self.bad: dict[str, int] = {}
         self.inputs: dict[str, int] = {}
-        self.line_bytes: dict[str, int] = {}    # of the lines given to each class (its records add keys)
+        self.line_bytes: dict[str, int] = {}    # of the lines given to each class (its records add keys; a
+        #                                         table's records are its lines)
         # Compressed and uncompressed bytes of the files each class was read from (how well its lines
-        # compress: see .ranges.record_target); an input's data files count for each class it gave lines.
+        # compress: see .ranges.record_target); an input's data files count for each class it gave records to.
         self.packed: dict[str, int] = {}
         self.raw: dict[str, int] = {}
         self.in_packed = self.in_raw = 0         # of the current input's data files
         self._seen: set[str] = set()   # classes the current input gave records to
-        self._maps: dict[tuple[str, ...], dict] = {}
 
-    def add(self, cls: str, records: list[bytes], bad: int, line_bytes: int) -> None:
+    def add(self, cls: str, records: list[bytes], bad: int, line_bytes: int) -> bool:
+        """Spill ``records`` of class ``cls`` and count them; False (nothing done) for a class in ``skip``."""
         if cls in self.skip:
-            return
+            return False
         self.spill.extend(cls, records)
-        self.quads[cls] = self.quads.get(cls, 0) + len(records)
+        self.records[cls] = self.records.get(cls, 0) + len(records)
         self.line_bytes[cls] = self.line_bytes.get(cls, 0) + line_bytes
         if bad:
             self.bad[cls] = self.bad.get(cls, 0) + bad
         if cls not in self._seen:
             self._seen.add(cls)
             self.inputs[cls] = self.inputs.get(cls, 0) + 1
+        return True
 
     def next_input(self) -> None:
+        """The input read so far is done: its data files' bytes counted for each class it gave records to."""
         for cls in self._seen:
             self.file_bytes(cls, self.in_packed, self.in_raw)
         self._seen = set()
@@ -143,19 +152,46 @@ class GroupRuns:
         self.packed[cls] = self.packed.get(cls, 0) + packed
         self.raw[cls] = self.raw.get(cls, 0) + raw
 
+    def result(self) -> dict:
+        """What the scheduler adds up per class (:class:`.schedule.ClassWork`; ``quads``: the records, what
+        the merge's progress counts)."""
+        self.next_input()
+        runs = self.spill.finish()
+        return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.records,
+                "bad_lines": self.bad, "inputs": self.inputs, "line_bytes": self.line_bytes,
+                "packed": self.packed, "raw": self.raw}
+
+
+def spill_group(group: list[InputRef], runs: GroupRuns, read: Callable[[InputRef], None],
+                progress: Callable[[int], None] | None = None) -> dict:
+    """A runs task's loop, the same for the subsets and the tables: each input of ``group`` given to
+    ``read(ref)``, which adds its records to ``runs``, and its bytes to ``progress``; then ``runs.result()``.
+    Whatever stops it (InputFileError, Ctrl-C), the runs spilled so far are deleted."""
+    try:
+        for ref in group:
+            runs.next_input()
+            read(ref)
+            if progress:
+                progress(ref.bytes)
+        return runs.result()
+    except BaseException:
+        runs.spill.discard()
+        raise
+
+
+class QuadRuns(GroupRuns):
+    """The subsets' runs: a record per quad of a class (:func:`line_records`)."""
+
+    def __init__(self, spill_dir: Path, budget: int, prefix: str, skip: frozenset[str]):
+        super().__init__(spill_dir, budget, prefix, skip)
+        self._maps: dict[tuple[str, ...], dict] = {}
+
     def class_map(self, classes: tuple[str, ...]) -> dict:
         """schemaorg.class_map for a page's classes (a few milliseconds each: kept per combination)."""
         found = self._maps.get(classes)
         if found is None:
             found = self._maps[classes] = class_map(classes)
         return found
-
-    def result(self) -> dict:
-        self.next_input()
-        runs = self.spill.finish()
-        return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.quads,
-                "bad_lines": self.bad, "inputs": self.inputs, "line_bytes": self.line_bytes,
-                "packed": self.packed, "raw": self.raw}
 
 
 def index_columns(header: list[str]) -> tuple[int, list[int | None]] | None:
@@ -167,7 +203,7 @@ def index_columns(header: list[str]) -> tuple[int, list[int | None]] | None:
 
 
 def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None]], data: list[Path | None], mode: str,
-                 runs: GroupRuns, plds: PldOfUrl) -> None:
+                 runs: QuadRuns, plds: PldOfUrl) -> None:
     """Spill the class records of an input read the new way: ``rows``, its index's rows after the header
     (``cols``: :func:`index_columns`), cut its data files into pages."""
     ccol, fcols = cols
@@ -202,7 +238,7 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None]], data: 
                 f.close()
 
 
-def _add_page(page: list[bytes], names: tuple[str, ...], ref: InputRef, mode: str, runs: GroupRuns,
+def _add_page(page: list[bytes], names: tuple[str, ...], ref: InputRef, mode: str, runs: QuadRuns,
               plds: PldOfUrl) -> None:
     for name in names:
         if not CLASS_NAME.match(name):
@@ -222,7 +258,7 @@ def _add_page(page: list[bytes], names: tuple[str, ...], ref: InputRef, mode: st
         runs.add(name, records, bad, sum(map(len, lines)))
 
 
-def read_legacy(ref: InputRef, fetch: Callable[[str], tuple[Path, bool]], runs: GroupRuns,
+def read_legacy(ref: InputRef, fetch: Callable[[str], tuple[Path, bool]], runs: QuadRuns,
                 plds: PldOfUrl) -> None:
     """Spill the lines of an input's ``subsets/<Class>/<id>`` files (an earlier version's layout)."""
     for cls, key, packed in ref.legacy:
@@ -253,22 +289,17 @@ def make_runs(group: list[InputRef], fetch: Callable[[str], tuple[Path, bool]], 
     is a temporary copy to delete), leaving out the classes in ``skip``: {runs: {class: [path]}, quads,
     bad_lines, inputs: {class: n}}. An unreadable input raises InputFileError naming it (the runs made so
     far are deleted)."""
-    runs = GroupRuns(spill_dir, budget, prefix, skip)
+    runs = QuadRuns(spill_dir, budget, prefix, skip)
     plds = PldOfUrl()
-    try:
-        for ref in group:
-            runs.next_input()
-            if not (ref.pages is not None and _read_new(ref, fetch, mode, runs, plds)):
-                read_legacy(ref, fetch, runs, plds)
-            if progress:
-                progress(ref.bytes)
-        return runs.result()
-    except BaseException:
-        runs.spill.discard()
-        raise
+
+    def read(ref: InputRef) -> None:
+        if not (ref.pages is not None and _read_new(ref, fetch, mode, runs, plds)):
+            read_legacy(ref, fetch, runs, plds)
+
+    return spill_group(group, runs, read, progress)
 
 
-def _read_new(ref: InputRef, fetch, mode: str, runs: GroupRuns, plds: PldOfUrl) -> bool:
+def _read_new(ref: InputRef, fetch, mode: str, runs: QuadRuns, plds: PldOfUrl) -> bool:
     """read_indexed on local copies, the index read once; the data files are fetched only for an index of the
     new kind. False for an index without the classes column."""
     fetched: list[tuple[Path, bool]] = []

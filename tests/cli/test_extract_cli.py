@@ -16,6 +16,7 @@ from quadfleet.coordinator.sample import build_sample
 from quadfleet.worker.archive.inputs import input_id, spec
 from quadfleet.worker.output.compression import decompress
 from rdflib import Dataset, URIRef
+from slow_input import SlowInput
 
 from quadfleet.cli import main
 from quadfleet.worker.output.layout import decode_stats
@@ -333,8 +334,6 @@ PROGRESS_LINE = re.compile(r"^extract: (\d+)/(\d+) inputs, ([\d,]+) pages?, ([\d
 def extract_in_a_log(tmp_path: Path, name: str, quiet: bool, until) -> tuple[int, str]:
     """`quadfleet extract` of the sample archive, then of a named pipe that gives half of it and the rest once
     ``until(stderr so far)`` holds; stderr goes to a file, a progress line every 0.2 s. (returncode, stderr)."""
-    from test_extract_reruns import SlowInput
-
     first = build_sample(tmp_path / f"{name}-first.warc.gz")
     data = first.read_bytes()
     slow = SlowInput(tmp_path / f"{name}-slow.warc.gz", data, len(data) // 2)

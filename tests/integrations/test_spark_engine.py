@@ -23,6 +23,7 @@ from quadfleet.worker.output.compression import decompress, nq_stem
 from quadfleet.worker.output.layout import decode_stats
 from quadfleet.worker.output.pageindex import read_page_index
 from quadfleet.worker.output.stats import FileStats
+from slow_input import SlowInput
 
 from quadfleet.cli import main
 from quadfleet.coordinator.spark.session import java_command
@@ -201,8 +202,6 @@ def test_a_killed_spark_run_resumes_and_ends_as_a_clean_run(runs, tmp_path):
     """kill -9 of the command's process group (driver, JVM, Python workers) once an input is committed,
     while another is still being read (a named pipe, half written); the rerun skips the committed inputs,
     does the rest, and the output is the clean run's; the killed run's scratch directories are removed."""
-    from test_extract_reruns import SlowInput
-
     clean = runs["spark"][3]
     archives = good_archives()[:-1]
     copy_of = archives[3]  # the pipe carries dolma-sample-0001's bytes
