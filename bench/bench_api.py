@@ -235,7 +235,11 @@ def run_set(name: str, arc, pages: list[Page], everyone: list[Contender], repeat
 
 
 def _x(v: float | None) -> str:
-    return "n/a" if v is None else f"{v:.2f}×"
+    """A ratio: two decimals, or two significant digits below 0.1 (extruct-all runs at a hundredth of lxml's
+    rate: 0.00× would say nothing)."""
+    if v is None:
+        return "n/a"
+    return f"{v:.2f}×" if v >= 0.1 else f"{v:.2g}×"
 
 
 def _paired(p: dict | None) -> str:
