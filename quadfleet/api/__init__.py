@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..worker.errors import ArchiveError, QuadfleetError
 from ..worker.extractors import EXTRACTORS
-from .extract import extract, extract_archive
+from .pages import extract, extract_archive
 from .results import FormatQuads, PageResult, Problem
 
 FORMATS: tuple[str, ...] = tuple(EXTRACTORS)

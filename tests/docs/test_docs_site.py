@@ -29,5 +29,8 @@ def test_the_site_builds_strictly_and_its_api_reference_lists_the_public_api(tmp
     assert " ".join(quadfleet.extract.__doc__.split()[:8]) in " ".join(text.split())
     assert "def to_rdflib" not in text  # (no source listings: the reference, not the code)
     squeezed = "".join(text.split())
+    # quadfleet.extract is the function, not a module of the same name (griffe took quadfleet/api/extract.py)
+    assert squeezed.index("quadfleet.extract") < squeezed.index("extract(html:bytes|str,url:str")
+    assert "The two entry points" not in text
     for signature in ("nquads()->str", "to_rdflib()->rdflib.Dataset", "entities(format:str|None=None,*,"):
         assert signature in squeezed, signature
