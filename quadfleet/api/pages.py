@@ -15,7 +15,7 @@ from typing import IO
 from ..worker.config import Config
 from ..worker.errors import ArchiveError, QuadfleetError
 from ..worker.html.page import Page
-from ..worker.pipeline.pagequads import extract_page, prefilter
+from ..worker.pipeline.pagequads import run_page
 from ..worker.rdf.nquads import iri
 from . import options
 from .results import FormatQuads, PageResult, Problem
@@ -76,12 +76,7 @@ def _extractors(config: Config) -> list:
 
 def _result(page: Page, config: Config) -> PageResult:
     """One page through the pipeline as ``quadfleet extract`` runs it (worker/pipeline/process.py)."""
-    extractors = _extractors(config)
-    fired = prefilter(page, extractors, config.max_elements) if config.prefilter else extractors
-    results = {}
-    if fired:
-        results = extract_page(page, extractors, config.keep_all_predicates, fired=fired,
-                               seconds=config.page_seconds)
+    fired, results = run_page(page, _extractors(config), config)
     formats = {fmt: FormatQuads(format=fmt, lines=tuple(res.lines), typed_entities=res.typed_entities,
                                 classes=dict(res.classes), dropped=res.dropped, error=res.error)
                for fmt, res in results.items()}

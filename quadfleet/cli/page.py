@@ -35,9 +35,8 @@ def read_stdin(limit: int) -> bytes:
 
 def cmd_page(args) -> int:
     from ..worker.archive.sources import read_small
-    from ..worker.extractors import EXTRACTORS
     from ..worker.html.page import Page
-    from ..worker.pipeline.pagequads import extract_page
+    from ..worker.pipeline.pagequads import run_page
 
     config = load_config(args, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
     if args.page == STDIN:
@@ -49,10 +48,7 @@ def cmd_page(args) -> int:
         body, content_type, url = read_small(args.page, config.max_page_bytes)
     refuse_archive(args.page, body[:4096])
     page = Page(url=args.base or url, body=body, content_type=content_type, record_id=args.base or url)
-    extractors = [EXTRACTORS[f] for f in config.formats]
-    results = extract_page(page, extractors, config.keep_all_predicates,
-                           fired=None if config.prefilter else extractors, seconds=config.page_seconds,
-                           max_elements=config.max_elements)
+    _, results = run_page(page, config.extractors(), config)
     out = sys.stdout
     for fmt, res in results.items():
         out.writelines(res.lines)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..extractors.base import Extractor
 from ..html import charset
@@ -16,6 +17,9 @@ from ..rdf.nquads import Serializer, bnode_prefix, iri
 from ..rdf.schemaorg import canonical
 from ..rdf.terms import IRI, RDF_TYPE
 from .budget import PageOverBudget, page_budget
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
 @dataclass
@@ -247,3 +251,14 @@ def extract_page(page: Page, extractors: list[Extractor], keep_all_predicates: b
     except PageOverBudget:
         page.events[OVER_TIME] += 1
         return {}
+
+
+def run_page(page: Page, extractors: list[Extractor],
+             config: Config) -> tuple[list[Extractor], dict[str, FormatResult]]:
+    """One page as every caller runs it under a configuration (``quadfleet extract``, ``quadfleet page``, the
+    Python API): the prefilter (unless turned off), then the extractors that fired, within the page budgets.
+    (the extractors that fired, their results per format id)."""
+    fired = prefilter(page, extractors, config.max_elements) if config.prefilter else extractors
+    if not fired:
+        return fired, {}
+    return fired, extract_page(page, extractors, config.keep_all_predicates, fired=fired, seconds=config.page_seconds)

@@ -29,7 +29,7 @@ from ..output.stats import FileStats
 from ..output.writers import FormatWriters
 from .domains import PldCache, psl_info
 from .installed import dist_version
-from .pagequads import extract_page, prefilter
+from .pagequads import run_page
 
 PROGRESS_EVERY = 50  # pages between progress callbacks
 
@@ -103,11 +103,8 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                 raise Interrupted(f"{spec.name}: stopped before the end")
             host = host_of(page.url)
             pld = pld_of(host)
-            fired = prefilter(page, extractors, config.max_elements) if config.prefilter else extractors
-            results = {}
+            fired, results = run_page(page, extractors, config)
             if fired:
-                results = extract_page(page, extractors, config.keep_all_predicates, fired=fired,
-                                       seconds=config.page_seconds)
                 for fmt, res in results.items():
                     if res.lines:
                         writers.write(fmt, res.lines)
