@@ -54,13 +54,12 @@ if str(BENCH_DIR) not in sys.path:  # the sibling modules, whether run as a scri
     sys.path.insert(0, str(BENCH_DIR))
 
 from bench_crawl import system_malloc_in_process  # noqa: E402
-from crawlfloor import HTML_TYPES  # noqa: E402
+from crawlfloor import html_responses  # noqa: E402
 from crawlmeasure import Round, normalised, paired, pin_one_core, ratio, summarise  # noqa: E402
 from crawlmix import CC_SET, REAL_SET, build_archives, load_real_pages  # noqa: E402
 from crawlreport import finish, machine_info, machine_lines  # noqa: E402
 from harness.contenders import EXTRUCT, JSONLD_MICRODATA, LXML, Contender, Page, contenders  # noqa: E402
 from harness.engines import ENGINES, run_spark  # noqa: E402
-from warcio.archiveiterator import ArchiveIterator  # noqa: E402
 
 DEFAULT_CORPUS = BENCH_DIR.parent.parent / "shared" / "corpus"
 SETS = ("real-pages", "crawl-mix")
@@ -76,12 +75,7 @@ def warc_pages(data: bytes, limit: int | None = None) -> list[Page]:
     """The HTML responses of a WARC held in memory, as bench_crawl's extruct measurement reads them (warcio,
     the same content types as quadfleet's reader), with their URL and Content-Type."""
     pages = []
-    for record in ArchiveIterator(io.BytesIO(data)):
-        if record.rec_type != "response" or record.http_headers is None:
-            continue
-        ctype = record.http_headers.get_header("Content-Type") or ""
-        if ctype.split(";", 1)[0].strip().lower() not in HTML_TYPES:
-            continue
+    for record, ctype in html_responses(io.BytesIO(data)):
         pages.append(Page(record.rec_headers.get_header("WARC-Target-URI"), record.content_stream().read(), ctype))
         if limit is not None and len(pages) == limit:
             break

@@ -15,16 +15,22 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")  # as quadfleet.worker.archi
 PARSER = etree.HTMLParser(no_network=True, recover=True, huge_tree=True)
 
 
-def warcio_pages(fileobj, parse):
-    """Every HTML response body of the archive, read by warcio, parsed by lxml if ``parse``:
-    (pages, trees built) or (pages, body bytes)."""
-    pages = out = 0
+def html_responses(fileobj):
+    """(record, Content-Type) of every HTML response of the archive, as warcio reads them: what every bench
+    baseline counts as a page."""
     for record in ArchiveIterator(fileobj):
         if record.rec_type != "response" or record.http_headers is None:
             continue
         ctype = record.http_headers.get_header("Content-Type") or ""
-        if ctype.split(";", 1)[0].strip().lower() not in HTML_TYPES:
-            continue
+        if ctype.split(";", 1)[0].strip().lower() in HTML_TYPES:
+            yield record, ctype
+
+
+def warcio_pages(fileobj, parse):
+    """Every HTML response body of the archive, read by warcio, parsed by lxml if ``parse``:
+    (pages, trees built) or (pages, body bytes)."""
+    pages = out = 0
+    for record, _ in html_responses(fileobj):
         body = record.content_stream().read()
         pages += 1
         if not parse:

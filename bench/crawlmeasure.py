@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from crawlfloor import HTML_TYPES, warcio_pages
-from warcio.archiveiterator import ArchiveIterator
+from crawlfloor import html_responses, warcio_pages
 
 FLOOR_SCRIPT = Path(__file__).resolve().with_name("crawlfloor.py")
 EXTRUCT_SYNTAXES = ["json-ld", "microdata", "rdfa", "opengraph", "microformat", "dublincore"]
@@ -270,12 +269,7 @@ def m_extruct(data: bytes) -> Round:
     pages = items = 0
     errors: collections.Counter = collections.Counter()
     start = time.perf_counter()
-    for record in ArchiveIterator(io.BytesIO(data)):
-        if record.rec_type != "response" or record.http_headers is None:
-            continue
-        ctype = record.http_headers.get_header("Content-Type") or ""
-        if ctype.split(";", 1)[0].strip().lower() not in HTML_TYPES:
-            continue
+    for record, _ in html_responses(io.BytesIO(data)):
         body = record.content_stream().read()
         url = record.rec_headers.get_header("WARC-Target-URI")
         pages += 1
