@@ -81,7 +81,7 @@ def _time_derived(pages: list, config, arc: Path, scratch: Path, rounds: int) ->
         derived = DerivedOutputs(scratch, input_spec(str(arc)), config)
         classed = 0
         for page, host, pld, results in pages:
-            classed += bool(derived.add_page(page, host, pld, results))
+            classed += bool(derived.add_page(page, host, pld, results)[0])
         paths = [derived.table.close()] if derived.table is not None else []
         best = min(best, time.process_time() - start)
         written = sum(Path(p).stat().st_size for p in paths)

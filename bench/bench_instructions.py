@@ -18,6 +18,10 @@ from this checkout); the baseline is bench_crawl.py's cached build of ``--baseli
 
 Run: ``python bench/bench_instructions.py [--workdir DIR]`` (about 12 minutes; needs valgrind:
 ``apt-get install valgrind``).
+
+``--quality`` counts instead what the schema.org errors profile and the repairs cost (worker/quality/): this
+checkout with the shipped configuration (profile and repairs on) against the same code with ``[quality]`` all off,
+both in the same run (no baseline build).
 """
 from __future__ import annotations
 
@@ -50,7 +54,7 @@ def child(archive: str, runs: int, scratch: str) -> None:
     print(f"quadfleet_file={quadfleet.__file__}")
     path = Path(archive)
     data = path.read_bytes()
-    config = load_config(None)
+    config = load_config(os.environ.get("QUADFLEET_BENCH_CONFIG") or None)
     config.extractors()
     for _ in range(runs):
         m_quadfleet(path, data, config, Path(scratch), read_back=False)
@@ -75,6 +79,29 @@ def one_extraction(env: dict, archive: Path, scratch: Path, where: Path) -> int:
     return count(env, archive, 2, scratch, where) - count(env, archive, 1, scratch, where)
 
 
+QUALITY_OFF = "[quality]\nprofile = false\nrepair_statistics = false\nrepair_subsets = false\nrepair_tables = false\n"
+
+
+def quality_cost(workdir: Path, archive: Path, repo: Path) -> int:
+    """Instructions of one extraction with the profile and repairs on, then off; the share they add."""
+    scratch = workdir / "instr-scratch"
+    scratch.mkdir(exist_ok=True)
+    off = workdir / "quality-off.toml"
+    off.write_text(QUALITY_OFF, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(BENCH_DIR))
+    print(f"counting instructions of one warm in-process extraction of {archive}, [quality] on and off ...")
+    try:
+        on = one_extraction(dict(env, QUADFLEET_BENCH_CONFIG=""), archive, scratch, repo)
+        without = one_extraction(dict(env, QUADFLEET_BENCH_CONFIG=str(off)), archive, scratch, repo)
+    except BenchError as exc:
+        print(f"bench_instructions: {exc}", file=sys.stderr)
+        return 1
+    print(f"  profile and repairs on (shipped)  {on / 1e9:8.3f} G instructions")
+    print(f"  [quality] all off                 {without / 1e9:8.3f} G instructions")
+    print(f"  cost of the profile and repairs   {(on - without) / without * 100:+8.2f} %")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -84,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", type=Path, default=BENCH_DIR.parents[1] / "shared" / "corpus",
                    help="the corpus folder (to build the archive if the workdir has none)")
     p.add_argument("--baseline-ref", default=DEFAULT_BASELINE_REF, help="the commit to compare with")
+    p.add_argument("--quality", action="store_true",
+                   help="compare [quality] on (the shipped config) with all off, in this checkout")
     args = p.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("bench_instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -101,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_instructions: the installed quadfleet is {quadfleet.__file__}, not this checkout's "
               f"(pip install -e {repo})", file=sys.stderr)
         return 2
+    if args.quality:
+        return quality_cost(workdir, archive, repo)
     try:
         build = build_baseline(args.baseline_ref, workdir, print)
     except BenchError as exc:

@@ -20,7 +20,9 @@ The synthetic inputs are shaped like a crawl's, scaled down:
   pages), each page written under a new URL (every occurrence of its URL, graph and subject IRIs, replaced)
   and its first typed entity made one of the page's class, so that the page belongs in that subset (the
   page index lists it, with every other configured class the page's entities belong to, as the worker
-  records them: with the default 50 classes a page is in several);
+  records them: with the default 50 classes a page is in several), and each page's ``repaired`` formats, as
+  the worker lists them with repairs on (those whose lines ``repair_lines`` changes; a misspelt class counts as
+  the class it means);
 - pages per input are log-normal (median ``--pages``: a few inputs hold many), each page's class is drawn
   with skewed weights (Product the most, as in Web Data Commons' subsets), and its site from a Zipf
   distribution (exponent 1.0) over ``30 × max(--inputs)`` pay-level domains, with subdomains (``www.``,
@@ -34,9 +36,13 @@ the same ``--chunk-mb`` (so that the largest class is several PLD ranges), print
 (wall seconds from the last input read to the last class published, from ``DEST/summary.json``), its
 ratio, and whether the two outputs are byte-identical (every file; ``summary.json`` without its timings).
 
+``--repairs both``: ``quadfleet subsets`` with repairs on (the default: the pages listed as repaired are decoded,
+checked and repaired) and off (``--config`` with ``repair_subsets = false``: every page cut as bytes), printing
+the CPU and wall seconds of the first over the second (``on`` or ``off`` alone: that one only).
+
 Run: ``python bench/bench_subsets.py [--inputs 1000,3000,10000] [--pages 12] [--processes 2] [--memory-mb 64]
-[--command subsets|tables|both] [--scaling] [--chunk-mb 100] [--workdir DIR] [--json FILE]``; ``--smoke``
-is a few seconds (40 and 200 inputs, 1 MB budget).
+[--command subsets|tables|both] [--repairs on|off|both] [--scaling] [--chunk-mb 100] [--workdir DIR]
+[--json FILE]``; ``--smoke`` is a few seconds (40 and 200 inputs, 1 MB budget).
 """
 from __future__ import annotations
 
@@ -123,21 +129,44 @@ class Zipf:
         return bisect.bisect_left(self.cum, rng.random() * self.cum[-1]) + 1
 
 
+def page_entry(lines: list[str], fmts: list[str], cmap: dict) -> tuple[list[str], list[str]]:
+    """A page's classes and the formats whose lines a repair changes, as the worker records them with repairs
+    on: a format's lines checked on their own, the classes those of the repaired lines' entities (the nodes
+    a repair makes are values, not entities)."""
+    from quadfleet.worker.quality.check import check_lines
+    from quadfleet.worker.quality.repair import NODE_PREFIX, repair_lines
+
+    repaired, members, fixed = [], set(), []
+    for fmt in FORMATS:
+        mine = [line for f, line in zip(fmts, lines) if f == fmt]
+        if mine:
+            new, done = repair_lines(mine, check_lines(mine))
+            if done:
+                repaired.append(fmt)
+            fixed += new
+    for line in fixed:
+        m = TYPE_OF.match(line)
+        if m and not line.startswith(NODE_PREFIX):
+            members.update(cmap.get(m.group(1), ()))
+    return sorted(members), repaired
+
+
 def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
     """The page indexes and data files of ``inputs`` inputs under ``root``; the totals written."""
     sys.path.insert(0, str(REPO))
     from quadfleet.worker.config import load_config
-    from quadfleet.worker.output.pageindex import PAGE_INDEX_COLUMNS
+    from quadfleet.worker.output.pageindex import PAGE_INDEX_COLUMNS, REPAIRED_COLUMN
     from quadfleet.worker.rdf.schemaorg import class_map
 
     cmap = class_map(load_config(None).subset_classes)  # what the worker records: every configured class
+    entries: dict[tuple[int, str], tuple[list[str], list[str]]] = {}  # (template, class) -> classes, repaired
 
     tpl, source = templates(Path(os.environ.get("QUADFLEET_CORPUS", REPO.parent / "shared" / "corpus")))
     rng = random.Random(seed)
     sites = Zipf(30 * inputs)
     classes, weights = list(CLASS_WEIGHTS), list(CLASS_WEIGHTS.values())
     totals = {"files": 0, "quads": 0, "bytes": 0, "pages": 0, "templates": len(tpl), "lines_from": source,
-              "input_quads": []}
+              "input_quads": [], "repaired_pages": 0}
     for folder in ("pages", *(f"data/{f}" for f in FORMATS)):
         (root / folder).mkdir(parents=True, exist_ok=True)
     for i in range(inputs):
@@ -146,9 +175,10 @@ def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
         before = totals["quads"]
         index = io.StringIO(newline="")
         rows = csv.writer(index, lineterminator="\n")
-        rows.writerow(PAGE_INDEX_COLUMNS + FORMATS + ("classes",))
+        rows.writerow(PAGE_INDEX_COLUMNS + FORMATS + ("classes", REPAIRED_COLUMN))
         for _ in range(max(1, int(rng.lognormvariate(0, 1.0) * pages))):
-            url, lines, typed, fmts = tpl[rng.randrange(len(tpl))]
+            t = rng.randrange(len(tpl))
+            url, lines, typed, fmts = tpl[t]
             rank = sites.draw(rng)
             host = f"{rng.choice(SUBDOMAINS)}site{rank}.{SUFFIXES[rank % len(SUFFIXES)]}"
             new = f"https://{host}/p/{i}-{rng.randrange(10**6)}"
@@ -157,17 +187,16 @@ def generate(root: Path, inputs: int, pages: float, seed: int = 2024) -> dict:
             # the page's first typed entity becomes one of the class, so that the page belongs in its subset
             m = TYPED.match(copy[typed])
             copy[typed] = f"{copy[typed][:m.end(1)]}{cls}> {copy[typed][m.end(0):]}"
-            members = set()
-            for line in copy:
-                m = TYPE_OF.match(line)
-                if m:
-                    members.update(cmap.get(m.group(1), ()))
+            if (t, cls) not in entries:  # the page's URL changes neither its classes nor what a repair changes
+                entries[t, cls] = page_entry(copy, fmts, cmap)
+            members, repaired = entries[t, cls]
+            totals["repaired_pages"] += bool(repaired)
             counts = {f: 0 for f in FORMATS}
             for fmt, line in zip(fmts, copy):
                 data[fmt].append(line)
                 counts[fmt] += 1
             rows.writerow([new, "bench", "", "", "", " ".join(FORMATS), " ".join(f for f in FORMATS if counts[f]),
-                           len(copy), *(counts[f] for f in FORMATS), " ".join(sorted(members))])
+                           len(copy), *(counts[f] for f in FORMATS), " ".join(members), " ".join(repaired)])
             totals["pages"] += 1
             totals["quads"] += len(copy)
         for fmt, lines in data.items():
@@ -230,14 +259,19 @@ def _memory(pid: int) -> tuple[int, int]:
     return rss, hwm
 
 
-def measure(out: Path, dest: Path, args, command: str, input_quads: int, processes: int | None = None) -> dict:
+def measure(out: Path, dest: Path, args, command: str, input_quads: int, processes: int | None = None,
+            repairs: bool | None = None) -> dict:
     """``quadfleet COMMAND OUT --out DEST`` in a fresh process: seconds, CPU, peak RSS (largest process,
-    tree)."""
+    tree); ``repairs``: the subsets' ``[quality] repair_subsets`` (a ``--config`` saying it), None: the run's."""
     if dest.exists():
         shutil.rmtree(dest)
     cmd = [sys.executable, "-m", "quadfleet.cli", command, str(out), "--out", str(dest), "--quiet",
            "--processes", str(processes or args.processes), "--memory-mb", str(args.memory_mb),
            "--chunk-mb", str(args.chunk_mb)]
+    if repairs is not None:
+        config = dest.with_name(f"{dest.name}.toml")
+        config.write_text(f"[quality]\nrepair_subsets = {str(repairs).lower()}\n")
+        cmd += ["--config", str(config)]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
     peak = {"tree": 0, "process": 0}
@@ -265,7 +299,8 @@ def measure(out: Path, dest: Path, args, command: str, input_quads: int, process
     runs = sum(m["runs"] for m in merges)
     quads = top["totals"].get("quads", 0)  # of the class datasets (subsets)
     cpu = usage.ru_utime + usage.ru_stime
-    return {"command": command, "inputs": top["inputs"], "classes": len(top["classes"]), "quads": quads,
+    return {"command": command, "repairs": repairs, "inputs": top["inputs"], "classes": len(top["classes"]),
+            "quads": quads, "repaired": sum((top["totals"].get("repairs") or {}).values()),
             "rows": top["totals"].get("rows", 0), "input_quads": input_quads,
             "input_quads_per_cpu_s": round(input_quads / max(cpu, 1e-3)),
             "pages": top["totals"].get("pages", 0), "parts": top["totals"]["parts"], "runs": runs,
@@ -365,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--command", choices=("subsets", "tables", "both"), default="both",
                     help="which merge to measure (default both)")
     ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--repairs", choices=("on", "off", "both"), default=None,
+                    help="subsets with repairs on, off, or both to compare (default: the run's own setting, on)")
     ap.add_argument("--chunk-mb", type=float, default=100.0, help="the parts' size, so the ranges' (default 100)")
     ap.add_argument("--scaling", action="store_true",
                     help="subsets on the largest count with 1 process and --processes: merge phase and output")
@@ -377,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-subsets-"))
     shared = work / "shared"
     note = shared / "generated.json"
-    wanted = {"inputs": counts[-1], "pages": args.pages, "index": 2}  # 2: every class of the page's entities
+    wanted = {"inputs": counts[-1], "pages": args.pages, "index": 3}  # 3: the repaired formats too
     try:
         if note.exists() and json.loads(note.read_text())["options"] == wanted \
                 and "input_quads" in json.loads(note.read_text()):
@@ -391,27 +428,42 @@ def main(argv: list[str] | None = None) -> int:
             note.write_text(json.dumps(gen))
         print(f"{counts[-1]:,} synthetic inputs: {gen['files']:,} page indexes and data files, {gen['pages']:,} pages, "
               f"{gen['quads']:,} quads, {gen['bytes'] / 1e6:,.1f} MB gzipped; lines from {gen['lines_from']} "
-              f"({gen['templates']} pages)")
+              f"({gen['templates']} pages); {gen['repaired_pages'] / max(gen['pages'], 1):.1%} of the pages listed "
+              "as repaired")
         if args.scaling:
             return scaling(work, shared, counts[-1], gen, args)
         commands = ("subsets", "tables") if args.command == "both" else (args.command,)
-        rows = [measure(commit(work, shared, n), work / f"{command}-{n}", args, command, sum(gen["input_quads"][:n]))
-                for command in commands for n in counts]
+        settings = {None: (None,), "on": (True,), "off": (False,), "both": (True, False)}[args.repairs]
+        rows = [measure(commit(work, shared, n), work / f"{command}-{n}-{repairs}", args, command,
+                        sum(gen["input_quads"][:n]), repairs=repairs if command == "subsets" else None)
+                for command in commands for n in counts
+                for repairs in (settings if command == "subsets" else (None,))]  # on and off side by side
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
+    report(rows, commands, counts, args)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"generated": gen, "runs": rows, "processes": args.processes,
+                                               "memory_mb": args.memory_mb}, indent=1))
+    return 0
+
+
+def report(rows: list[dict], commands: tuple[str, ...], counts: list[int], args) -> None:
+    """The figures of every run, how memory follows the inputs, and how the commands (and, with ``--repairs
+    both``, the subsets with and without repairs) compare."""
+    label = {None: "", True: " +rep", False: " -rep"}
     print(f"{args.processes} process(es), --memory-mb {args.memory_mb:g}:")
-    print(f"{'command':>8} {'inputs':>8} {'input quads':>12} {'out quads':>11} {'rows':>9} {'runs':>6} {'parts':>6} "
+    print(f"{'command':>12} {'inputs':>8} {'input quads':>12} {'out quads':>11} {'rows':>9} {'runs':>6} {'parts':>6} "
           f"{'seconds':>8} {'CPU s':>8} {'in quads/CPU s':>15} {'peak RSS, largest':>18} {'all processes':>14}")
     for r in rows:
-        print(f"{r['command']:>8} {r['inputs']:>8,} {r['input_quads']:>12,} {r['quads']:>11,} {r['rows']:>9,} "
-              f"{r['runs']:>6,} {r['parts']:>6,} {r['seconds']:>8.1f} {r['cpu_s']:>8.1f} "
+        print(f"{r['command'] + label[r['repairs']]:>12} {r['inputs']:>8,} {r['input_quads']:>12,} {r['quads']:>11,} "
+              f"{r['rows']:>9,} {r['runs']:>6,} {r['parts']:>6,} {r['seconds']:>8.1f} {r['cpu_s']:>8.1f} "
               f"{r['input_quads_per_cpu_s']:>15,} {r['peak_rss_process_mb']:>15,.1f} MB "
               f"{r['peak_rss_tree_mb']:>11,.1f} MB")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPU(s) (other work slows the "
           "seconds; CPU seconds and memory hold)")
     for command in commands:  # the same budget: memory should not follow the inputs
-        mine = [r for r in rows if r["command"] == command]
+        mine = [r for r in rows if r["command"] == command and r["repairs"] is not False]
         first, last = mine[0], mine[-1]
         print(f"{command}: {last['inputs'] / first['inputs']:.0f}x the inputs, {last['input_quads'] / max(first['input_quads'], 1):.1f}x "
               f"the input quads: peak RSS of the largest process "
@@ -423,10 +475,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{n:,} inputs: tables take {tab['cpu_s'] / max(sub['cpu_s'], 1e-3):.2f}x the subsets' CPU "
                   f"seconds for the same input quads ({tab['input_quads_per_cpu_s']:,} vs "
                   f"{sub['input_quads_per_cpu_s']:,} input quads per CPU second)")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"generated": gen, "runs": rows, "processes": args.processes,
-                                               "memory_mb": args.memory_mb}, indent=1))
-    return 0
+    for n in counts:  # --repairs both: what repairing the listed pages costs the subsets
+        on, off = (next((r for r in rows if r["command"] == "subsets" and r["inputs"] == n and r["repairs"] is s),
+                        None) for s in (True, False))
+        if on is not None and off is not None:
+            print(f"{n:,} inputs, subsets with repairs ({on['repaired']:,} quads repaired) over without: CPU seconds "
+                  f"x{on['cpu_s'] / max(off['cpu_s'], 1e-3):.3f}, read phase CPU "
+                  f"x{on['read_cpu_s'] / max(off['read_cpu_s'], 1e-3):.3f}, wall seconds "
+                  f"x{on['seconds'] / max(off['seconds'], 1e-3):.3f}")
 
 
 if __name__ == "__main__":

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .api import (FORMATS, ArchiveError, FormatQuads, PageResult, Problem, QuadfleetError, extract,
-                      extract_archive)
+    from .api import (FORMATS, ArchiveError, FormatQuads, PageResult, Problem, QuadfleetError, SchemaError,
+                      extract, extract_archive)
 
-__all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "ArchiveError", "QuadfleetError",
-           "FORMATS", "__version__"]
+__all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "SchemaError", "ArchiveError",
+           "QuadfleetError", "FORMATS", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

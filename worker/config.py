@@ -20,10 +20,13 @@ except ModuleNotFoundError:  # Python 3.10
 
 from .errors import ConfigError
 
-_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "limits", "output", "subsets", "queue", "worker"}
+_TOP_KEYS = {"formats", "keep_all_predicates", "prefilter", "limits", "output", "subsets", "quality", "tables",
+             "queue", "worker"}
 TABLE_KEYS = {"limits": {"max_page_bytes", "page_seconds", "max_elements"},
                "output": {"compresslevel", "compression", "zstd_level", "table"},
                "subsets": {"classes", "mode"},
+               "quality": {"profile", "repair_statistics", "repair_subsets", "repair_tables"},
+               "tables": {"listing_page_entities", "min_properties", "deduplicate", "min_column_fill"},
                "queue": {"visibility_timeout", "max_receive_count", "wait_time_seconds", "retry_delay"},
                "worker": {"spot_endpoint", "spot_poll_interval", "autoscaling", "allow_http"}}
 
@@ -45,6 +48,16 @@ class WorkerSettings:
 
 
 @dataclass(frozen=True)
+class TableSettings:
+    """[tables]: how ``quadfleet tables`` cleans the table corpus (Web Data Commons' steps; each off at 0/false).
+    Read from the file given to ``quadfleet tables --config``; its flags win."""
+    listing_page_entities: int = 0   # leave out a page's rows of a class it has more than this many of
+    min_properties: int = 0          # leave out rows with fewer property cells
+    deduplicate: bool = False        # leave out a row whose cells but url equal an earlier row's of its table
+    min_column_fill: float = 0.0     # empty a table's columns filled in fewer than this share of its rows
+
+
+@dataclass(frozen=True)
 class Config:
     formats: tuple[str, ...]
     keep_all_predicates: bool
@@ -61,14 +74,23 @@ class Config:
     # schema.org class subsets (local names; empty: none) and how a page's quads are chosen ("page", "entity")
     subset_classes: tuple[str, ...] = ()
     subset_mode: str = "page"
+    # [quality]: the schema.org errors profile in the statistics, and where the repairs apply (worker/quality/).
+    # The defaults are an old manifest's (neither existed): the shipped config turns all four on.
+    quality_profile: bool = False
+    repair_statistics: bool = False
+    repair_subsets: bool = False
+    repair_tables: bool = False
     # How the fleet runs; not part of what is extracted, so not in the hash or the run manifest.
     queue: QueueSettings = QueueSettings()
     worker: WorkerSettings = WorkerSettings()
+    # How `quadfleet tables` cleans its tables: not what is extracted either (the table corpus's own
+    # fingerprint holds what it used).
+    tables: TableSettings = TableSettings()
 
     def to_json(self) -> dict:
         """What determines the output (travels to worker processes and into run manifests)."""
         d = dataclasses.asdict(self)
-        del d["queue"], d["worker"]
+        del d["queue"], d["worker"], d["tables"]
         d["formats"] = list(self.formats)
         d["subset_classes"] = list(self.subset_classes)
         return d
@@ -148,9 +170,11 @@ def _validate(raw: dict, where: str) -> Config:
         raise bad("output.compresslevel", f"must be an integer from 1 to 9, not {level!r}")
     output = _validate_output(raw.get("output", {}), bad)
     subsets = _validate_subsets(raw.get("subsets", {}), bad)
+    quality = _validate_quality(raw.get("quality", {}), bad)
     return Config(formats=formats, keep_all_predicates=raw["keep_all_predicates"], prefilter=raw["prefilter"],
-                  compresslevel=level, **limits, **output, **subsets,
-                  queue=_validate_queue(raw.get("queue", {}), bad), worker=_validate_worker(raw.get("worker", {}), bad))
+                  compresslevel=level, **limits, **output, **subsets, **quality,
+                  queue=_validate_queue(raw.get("queue", {}), bad), worker=_validate_worker(raw.get("worker", {}), bad),
+                  tables=_validate_tables(raw.get("tables", {}), bad))
 
 
 def _int_in(value, lo: int, hi: int) -> bool:
@@ -232,6 +256,22 @@ def _validate_worker(w: dict, bad) -> WorkerSettings:
                           allow_http=allow_http)
 
 
+def _validate_tables(t: dict, bad) -> TableSettings:
+    """[tables]: the table corpus's cleaning: two counts from 0, a switch, a share from 0 to 1."""
+    for key in ("listing_page_entities", "min_properties"):
+        value = t.get(key, 0)
+        if not _int_in(value, 0, float("inf")):
+            raise bad(f"tables.{key}", f"must be an integer of 0 (keep all) or more, not {value!r}")
+    if not isinstance(t.get("deduplicate", False), bool):
+        raise bad("tables.deduplicate", f"must be true or false, not {t['deduplicate']!r}")
+    fill = t.get("min_column_fill", 0.0)
+    if not _number_in(fill, 0, 1):
+        raise bad("tables.min_column_fill", f"must be a share from 0 (keep all) to 1, not {fill!r}")
+    return TableSettings(listing_page_entities=t.get("listing_page_entities", 0),
+                         min_properties=t.get("min_properties", 0), deduplicate=t.get("deduplicate", False),
+                         min_column_fill=float(fill))
+
+
 def _validate_output(out: dict, bad) -> dict:
     """[output]: the N-Quads compression and its zstd level, the Parquet table or none."""
     compression = out.get("compression", "gzip")
@@ -272,6 +312,17 @@ def _validate_subsets(sub: dict, bad) -> dict:
     return {"subset_classes": tuple(classes), "subset_mode": mode}
 
 
+def _validate_quality(q: dict, bad) -> dict:
+    """[quality]: four switches (missing ones are off: the shipped file sets them)."""
+    out = {}
+    for key in TABLE_KEYS["quality"]:
+        value = q.get(key, False)
+        if not isinstance(value, bool):
+            raise bad(f"quality.{key}", f"must be true or false, not {value!r}")
+        out["quality_profile" if key == "profile" else key] = value
+    return out
+
+
 def load_config(path: str | None = None, *, formats: list[str] | None = None,
                 keep_all_predicates: bool | None = None, prefilter: bool | None = None,
                 table: str | None = None) -> Config:
@@ -302,4 +353,6 @@ def config_from_json(d: dict) -> Config:
                   page_seconds=d.get("page_seconds", 10.0), max_elements=d.get("max_elements", 250_000),
                   compression=d.get("compression", "gzip"), zstd_level=d.get("zstd_level", 3),
                   table=d.get("table", "none"), subset_classes=tuple(d.get("subset_classes", ())),
-                  subset_mode=d.get("subset_mode", "page"))
+                  subset_mode=d.get("subset_mode", "page"),
+                  **{k: d.get(k, False) for k in ("quality_profile", "repair_statistics", "repair_subsets",
+                                                  "repair_tables")})

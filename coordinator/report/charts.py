@@ -28,6 +28,13 @@ def est(v: int, bounds: list | None) -> str:
     return f"≈{v:,} [{bounds[0]:,} – {bounds[1]:,}]"
 
 
+def pct(fraction: float) -> str:
+    """A share as a percentage; a share too small for two decimals says so rather than reading as none."""
+    if not fraction:
+        return "0 %"
+    return "<0.01 %" if fraction < 0.0001 else f"{fraction * 100:,.2f} %"
+
+
 def size(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
         if abs(n) < 1000 or unit == "PB":
@@ -151,4 +158,19 @@ def chart_errors(s: dict, top: int, path: Path) -> None:
     kinds = list(s["errors"]["by_kind"].items())[:top]
     fig, ax = plt.subplots(figsize=(10, 1.0 + 0.28 * max(len(kinds), 3)))
     _hbar(ax, [k for k, _ in kinds], [v for _, v in kinds], "Problems counted, by kind", color="#b5473a")
+    _save(fig, path)
+
+
+def chart_quality(s: dict, path: Path) -> None:
+    """Per checked format, the quads with each kind of error (counts: the shares are in the table beside)."""
+    plt = _plt()
+    q = s["quality"]
+    fmts = [f for f, figures in q["formats"].items() if any(k["quads"] for k in figures["kinds"].values())]
+    kinds = list(q["all_formats"]["kinds"])
+    fig, axes = plt.subplots(1, len(fmts), figsize=(5 * len(fmts), 1.0 + 0.28 * max(len(kinds), 3)), sharey=True,
+                             squeeze=False)
+    for ax, fmt in zip(axes[0], fmts):
+        per = q["formats"][fmt]["kinds"]
+        _hbar(ax, kinds, [per[k]["quads"] if k in per else 0 for k in kinds], f"{fmt}: quads in error",
+              color="#b5473a")
     _save(fig, path)

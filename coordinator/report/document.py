@@ -10,7 +10,8 @@ import io
 import re
 
 from ..screen import noun, plural
-from .charts import est, num, size
+from .charts import est, num, pct, size
+from .quality import UNTYPED
 
 # A document = a list of blocks, rendered to Markdown and to HTML alike:
 # ("h", level, text) | ("p", text) | ("table", header, rows, numeric columns) | ("img", path, alt)
@@ -45,9 +46,11 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
         by_e, by_p = ranked[fmt]
         if by_e or pairs[fmt] or s["top_plds_by_format"][fmt]["by_triples"]:
             _format_section(doc, fmt, f, (by_e, by_p), pairs[fmt], s["top_plds_by_format"][fmt], images)
+    _quality(doc, s, images)
     _errors(doc, s["errors"], images)
-    doc.append(("p", "Full tables: classes.csv, class_properties.csv and subsets.csv; everything above: "
-                     "summary.json. Schema.org classes are counted as one whether pages wrote http or https."))
+    doc.append(("p", "Full tables: classes.csv, class_properties.csv, subsets.csv, quality_classes.csv and "
+                     "quality_properties.csv; everything above: summary.json. Schema.org classes are counted as "
+                     "one whether pages wrote http or https."))
     return doc
 
 
@@ -127,6 +130,78 @@ def _format_section(doc: list, fmt: str, f: dict, ranked: tuple, pairs: list, to
     if tops["by_triples"]:
         doc += _pld_tables(tops, level=3)
         _img(doc, images, f"plds-{fmt}", f"{fmt} top PLDs")
+
+
+def _kinds_text(kinds: dict, n: int = 3) -> str:
+    """A row's kinds of error, the most quads first: ``literal-for-object 140, undefined-property 12``."""
+    text = ", ".join(f"{kind} {count:,}" for kind, count in list(kinds.items())[:n])
+    return text + (f" and {len(kinds) - n} more" if len(kinds) > n else "")
+
+
+def _quality(doc: list, s: dict, images: dict) -> None:
+    """The errors profile: what was checked, each kind per format, then where the errors are (classes,
+    properties, sites, terms) and what the repairs change; or why there is no profile to show."""
+    q = s["quality"]
+    doc.append(("h", 2, "Data quality"))
+    old, checked = q["inputs_without_profile"], q["all_formats"]["quads"]
+    if not checked:
+        doc.append(("p", "No errors profile: " + (
+            "these statistics were written by a version of quadfleet that did not check schema.org data; extract "
+            "the inputs again to get one." if not q["inputs_with_profile"] else
+            "no schema.org quad was checked (no page had schema.org data, or the run's [quality] profile was off).")))
+        return
+    doc.append(("p", "Schema.org classes, properties and values checked against the vocabulary, per format, after "
+                     "Meusel and Paulheim (ESWC 2015). Shares are of the format's checked schema.org quads and "
+                     "typed entities; a quad with two kinds of error counts under each. The N-Quads keep what the "
+                     "pages wrote."))
+    if q["top_counts"]["method"] != "exact":
+        doc.append(("p", "The sites and terms are ranked by frequent-items sketches: their counts are estimates, "
+                         "with bounds where they are not exact. Every other figure of this section is exact."))
+    if old:
+        doc.append(("p", f"{plural(old, 'input')} {'was' if old == 1 else 'were'} extracted before the profile "
+                         "existed: their schema.org data is missing from it; extract them again to count it."))
+    fmts = [(fmt, f) for fmt, f in q["formats"].items() if f["quads"]]
+    doc.append(("table", ["format", "schema.org entities", "schema.org quads"],
+                [(fmt, num(f["entities"]), num(f["quads"])) for fmt, f in fmts], {1, 2}))
+    rows = [(fmt, kind, num(k["quads"]), pct(k["quads_share"]), num(k["entities"]), pct(k["entities_share"]))
+            for fmt, f in fmts for kind, k in f["kinds"].items() if k["quads"]]
+    doc.append(("h", 3, "Kinds of error per format"))
+    if not rows:
+        doc.append(("p", "No error found."))
+        return
+    doc.append(("table", ["format", "kind", "quads", "share of quads", "entities", "share of entities"], rows,
+                {2, 3, 4, 5}))
+    _img(doc, images, "quality", "Quads in error by kind")
+    _quality_where(doc, q, s["top"])
+
+
+def _quality_where(doc: list, q: dict, top: int) -> None:
+    """Where the errors are: per class and property (every format, by quads), site and term; and the repairs."""
+    tops = q["top_plds"]
+    for title, key, column in (("Most common errors per class", "classes", "class"),
+                               ("Most common errors per property", "properties", "property")):
+        rows = sorted(((fmt, r) for fmt, per in q[key].items() for r in per),
+                      key=lambda fr: (-fr[1]["quads"], fr[1][column], fr[0]))[:top]
+        doc.append(("h", 3, title))
+        doc.append(("table", ["format", column, "quads in error", "kinds"],
+                    [(fmt, r[column] or UNTYPED, num(r["quads"]), _kinds_text(r["kinds"]))
+                     for fmt, r in rows], {2}))
+    doc.append(("h", 3, "Sites with the most errors"))
+    doc.append(("table", ["PLD", "quads in error", "kinds"],
+                [(r["pld"], est(r["quads"], r["quads_bounds"]), _kinds_text(r["kinds"])) for r in tops], {1}))
+    doc.append(("h", 3, "Most common terms in error"))
+    doc.append(("p", "Per kind, the class or property as the pages wrote it (for outside-domain: the entity's "
+                     "classes and the property)."))
+    doc.append(("table", ["kind", "term", "quads"],
+                [(kind, r["term"], est(r["quads"], r["quads_bounds"]))
+                 for kind, rows in q["top_terms"].items() for r in rows], {2}))
+    rules = list(dict.fromkeys(rule for per in q["repairs"].values() for rule in per))
+    doc.append(("h", 3, "Repairs"))
+    doc.append(("p", "The unambiguous repairs, per rule: what the derived datasets (class counts, subsets, the "
+                     "table corpus) get where the run's [quality] settings turn them on."))
+    doc.append(("table", ["format", *rules],
+                [(fmt, *(num(r.get(rule, 0)) for rule in rules)) for fmt, r in q["repairs"].items()
+                 if q["formats"][fmt]["quads"]], set(range(1, len(rules) + 1))))
 
 
 def _errors(doc: list, e: dict, images: dict) -> None:

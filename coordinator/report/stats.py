@@ -7,6 +7,12 @@ HLL sketches, whose estimates are reported with their error bounds (``STD_DEVS``
 The top PLDs by triples and by pages are exact counters in exact mode and DataSketches frequent-items
 sketches (with bounds) in sketch mode.
 
+The schema.org errors profile (``quality_*`` and ``repairs``) follows the same split: its tables keyed by format,
+kind, class, property or repair rule add; its two tables keyed by what pages wrote, error quads per PLD and per
+term as written, grow with the crawl, so they are top counters like the PLDs' (exact, or bounded sketches that
+report their bounds): every error stays counted in the totals, only the long tails of those two rankings are
+given up past the sketches' capacity.
+
 The work is streamed: committed input ids are listed, split into chunks, and each chunk is read (threads: the
 reads are I/O) and folded by a worker process into a ``Partial``; the partials are merged as they come, so
 memory holds the merged result and the chunks in flight, never the files. ``quadfleet stats`` and
@@ -45,7 +51,9 @@ NUMBERS = ("inputs", "bytes", "records", "selected_records", "range_requests", "
 # FileStats tables that add and stay small (keyed by format, class, property or problem kind).
 SUMMED = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
           "typed_entities_by_format", "classes_by_format", "class_properties_by_format", "errors", "notes",
-          "subsets")
+          "subsets", "quality_checked", "quality_errors", "quality_classes", "quality_properties", "repairs")
+# The errors profile's tables keyed by PLD or by term as written: folded into top counters (see above).
+QUALITY_PLDS, QUALITY_TERMS = "quality_plds", "quality_terms"
 
 
 def open_store(url: str):
@@ -121,6 +129,7 @@ class Partial:
                 _add_into(self.tables.setdefault(name, {}), t)
         if "plds" not in doc:  # written before PLDs were counted: its domains are missing from the counts
             nums["inputs_without_pld_stats"] = nums.get("inputs_without_pld_stats", 0) + 1
+        self._quality(doc)
         self._d("hosts", doc.get("hosts", ()))
         self._d("plds", doc.get("plds", ()))
         with_triples = doc.get("plds_with_triples") or {}
@@ -149,6 +158,25 @@ class Partial:
         if doc.get("config_hash"):
             self.configs[doc["config_hash"]] += 1
         self.psl[(doc.get("versions") or {}).get("psl_version", "none recorded")] += 1
+
+    def _quality(self, doc: dict) -> None:
+        """The errors profile's PLD and term tables, as top counters: per kind (what a row's breakdown reads) and,
+        for PLDs, over all kinds (what the sites are ranked by)."""
+        if "quality_checked" not in doc:  # written before the profile existed: nothing of it to add
+            self.numbers["inputs_without_quality"] = self.numbers.get("inputs_without_quality", 0) + 1
+            return
+        totals: dict = {}
+        by_kind: dict = {}
+        for pld, kinds in (doc.get(QUALITY_PLDS) or {}).items():
+            for kind, n in kinds.items():
+                by_kind.setdefault(kind, {})[pld] = n
+                totals[pld] = totals.get(pld, 0) + n
+        for kind, plds in by_kind.items():
+            self._t((QUALITY_PLDS, kind), plds)
+        if totals:
+            self._t(QUALITY_PLDS, totals)
+        for kind, terms in (doc.get(QUALITY_TERMS) or {}).items():
+            self._t((QUALITY_TERMS, kind), terms)
 
     def _times(self, started: str, finished: str) -> None:
         if started and (not self.started or started < self.started):

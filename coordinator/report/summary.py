@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from .classes import subset_rows
+from .quality import quality_summary
 from .stats import STD_DEVS, TOP_LG_K, Partial, RunListing, now_iso
 
 # -- the summary (summary.json) ----------------------------------------------------------------------------
@@ -49,6 +50,7 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
         "top_plds": top_plds(part, None, top),
         "top_plds_by_format": top_by_format,
         "subsets": subset_rows(part),
+        "quality": quality_summary(part, format_order, top),
         "records_by_type": tables.get("records_by_type", {}),
         "errors": {"by_kind": by_kind,
                    "notes": tables.get("notes", {}),

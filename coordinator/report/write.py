@@ -1,5 +1,6 @@
 """The crawl report: ``summary.json`` (for scripts), ``index.md`` and ``index.html`` (for people), PNG charts
-(matplotlib, Agg: no display needed) and full CSV tables of classes and class/property pairs.
+(matplotlib, Agg: no display needed) and full CSV tables of classes, class/property pairs and the schema.org
+errors per class and per property.
 
 The HTML page is static: tables and ``<img>`` tags with relative paths, no JavaScript, nothing fetched.
 Every distinct count made by a sketch is shown as ``≈estimate [lower – upper]``.
@@ -16,8 +17,10 @@ import os
 from pathlib import Path
 
 from ..screen import plural
-from .charts import CHART_DIR, chart_classes, chart_errors, chart_formats, chart_overview, chart_plds, est, num, size
+from .charts import (CHART_DIR, chart_classes, chart_errors, chart_formats, chart_overview, chart_plds, chart_quality,
+                     est, num, pct, size)
 from .document import build_document, render_html, render_markdown
+from .quality import quality_rows
 from .stats import Partial
 from .summary import class_rows, pair_rows
 
@@ -61,7 +64,8 @@ def charts_hint() -> str:
 
 def write_report(summary: dict, part: Partial, out_dir: str | Path) -> list[Path]:
     """Write summary.json, index.md, index.html, charts/*.png (with matplotlib), classes.csv,
-    class_properties.csv and subsets.csv into ``out_dir``; the files written."""
+    class_properties.csv, subsets.csv, quality_classes.csv and quality_properties.csv into ``out_dir``; the files
+    written."""
     out = Path(out_dir)
     charts = out / CHART_DIR
     drawn = charts_available()
@@ -92,6 +96,8 @@ def write_report(summary: dict, part: Partial, out_dir: str | Path) -> list[Path
             chart(f"plds-{fmt}", chart_plds, fmt, summary["top_plds_by_format"][fmt])
     if summary["top_plds"]["by_triples"]:
         chart("plds", chart_plds, "All formats", summary["top_plds"])
+    if any(k["quads"] for k in summary["quality"]["all_formats"]["kinds"].values()):
+        chart("quality", chart_quality, summary)
     if summary["errors"]["by_kind"]:
         chart("errors", chart_errors, summary, top)
 
@@ -128,7 +134,15 @@ def _write_csvs(part: Partial, summary: dict, out: Path) -> list[Path]:
         w.writerow(["class", "pages", "entities", "quads", "plds", "plds_lower", "plds_upper"])
         for r in summary.get("subsets", []):
             w.writerow([r["class"], r["pages"], r["entities"], r["quads"], r["plds"], *r["plds_bounds"]])
-    return [cls_path, pair_path, sub_path]
+    written = [cls_path, pair_path, sub_path]
+    for name, column in (("quality_classes", "class"), ("quality_properties", "property")):
+        path = out / f"{name}.csv"
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["format", column, "kind", "quads"])
+            w.writerows(quality_rows(part, name))
+        written.append(path)
+    return written
 
 
 def upload_report(files: list[Path], root: Path, store) -> None:
@@ -199,4 +213,28 @@ def overview_table(summary: dict):
     for fmt, f in summary["formats"].items():
         table.add_row(fmt, num(f["pages"]), est(f["plds"], f["plds_bounds"]), num(f["typed_entities"]),
                       num(f["triples"]), num(f["triples_per_page"]), num(f["triples_per_pld"]))
+    return table
+
+
+def quality_table(summary: dict):
+    """The errors profile for the terminal: per kind, its quads and share of each checked format's; None
+    without a checked schema.org quad (the report says why)."""
+    from rich.table import Table
+
+    q = summary["quality"]
+    fmts = [fmt for fmt, f in q["formats"].items() if f["quads"]]
+    kinds = [kind for kind, k in q["all_formats"]["kinds"].items() if k["quads"]]
+    if not fmts:
+        return None
+    checked = ", ".join(f"{fmt} {num(q['formats'][fmt]['quads'])}" for fmt in fmts)
+    title = (f"schema.org errors: quads with each kind (share of the format's checked quads: {checked})"
+             if kinds else f"schema.org errors: none in the checked quads ({checked})")
+    table = Table(title=title, title_justify="left")
+    table.add_column("kind", no_wrap=True)
+    for fmt in fmts:
+        table.add_column(fmt, justify="right")
+    for kind in kinds:
+        cells = [q["formats"][fmt]["kinds"].get(kind) for fmt in fmts]
+        table.add_row(kind, *(f"{num(c['quads'])} ({pct(c['quads_share'])})" if c and c["quads"] else "–"
+                              for c in cells))
     return table

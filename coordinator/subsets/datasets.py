@@ -27,6 +27,7 @@ from ..screen import plural
 from .inputs import MergeInputs
 from .merge import MergeOptions
 from .preflight import Plan, fingerprints, open_inputs, remade_notes, say_skipped
+from .read import add_counts
 from .schedule import Job, run_job
 from .tasks import task_finish, task_range, task_runs
 
@@ -56,6 +57,8 @@ def prepare(out: str, dest: str, opts: MergeOptions) -> Plan:
     """List OUT's committed inputs and DEST's complete classes: SubsetsError when there is nothing to merge."""
     store, inputs, dest_store = open_inputs(out, dest, "subsets", "subsets", "merge", SubsetsError)
     opts = _with_mode(opts, store, inputs, out)
+    if opts.repairs is None:
+        opts = dataclasses.replace(opts, repairs=run_repairs(store))
     fingerprint = inputs.fingerprint(opts.identity())
     made = fingerprints(dest_store)
     done = {name for name, fp in made.items() if fp == fingerprint}
@@ -110,10 +113,26 @@ def _with_mode(opts: MergeOptions, store, inputs: MergeInputs, out: str) -> Merg
     return opts
 
 
+def run_repairs(store) -> bool:
+    """``[quality] repair_subsets`` of the run's own configuration (its ``manifest.json``, which local runs and
+    the fleet's both keep), else of the built-in one (an output older than manifests). Either way a page gets
+    repaired lines only where its index has the ``repaired`` column: an input extracted with repairs has it."""
+    from ...worker.config import load_config
+    from ...worker.output.manifest import load_manifest
+
+    try:
+        manifest = load_manifest(store)
+    except QuadfleetError:
+        manifest = None
+    if manifest is not None:
+        return manifest.config.repair_subsets
+    return load_config(None).repair_subsets
+
+
 def _job(out: str, dest: str, opts: MergeOptions, skip: frozenset[str]) -> Job:
     return Job(
         "subsets", task_runs,
-        lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"g{i}", opts.mode, skip),
+        lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"g{i}", opts.mode, skip, opts.repairs),
         task_range, lambda cl, r, spans, spill, build, base: (cl.name, r, spans, spill, build, dest, base, opts),
         task_finish, lambda cl, base, extra: (cl.name, cl.build, cl.ranges, dest, base, opts, extra),
         lambda res: (f"{plural(res['pages'], 'page')}, {plural(res['entities'], 'entity', 'entities')}, "
@@ -124,7 +143,8 @@ def _job(out: str, dest: str, opts: MergeOptions, skip: frozenset[str]) -> Job:
 def write_top(dest_store, out: str, dest: str, inputs: int, names: list[str], failed: dict,
               fingerprint: str, phases: dict | None = None) -> None:
     """``DEST/summary.json``: every class whose outputs are complete, with totals, and the failed ones
-    (``phases``: this run's wall seconds reading, then merging, when it ran both here)."""
+    (``phases``: this run's wall seconds reading, then merging, when it ran both here); made with repairs, the
+    repairs per class and in all, by rule."""
     classes = {}
     for name in names:
         doc = dest_store.read_summary(name)
@@ -132,7 +152,13 @@ def write_top(dest_store, out: str, dest: str, inputs: int, names: list[str], fa
             continue
         classes[name] = {k: doc.get(k) for k in ("pages", "entities", "quads", "plds", "parts", "bytes",
                                                  "inputs", "sample_pages", "bad_lines")}
+        if "repairs" in doc:
+            classes[name]["repairs"] = doc["repairs"]
     totals = {k: sum(c[k] or 0 for c in classes.values()) for k in ("pages", "entities", "quads", "parts", "bytes")}
+    if any("repairs" in c for c in classes.values()):
+        totals["repairs"] = {}
+        for c in classes.values():
+            add_counts(totals["repairs"], c.get("repairs") or {})
     dest_store.write_top({"source": out, "dest": dest, "inputs": inputs, "fingerprint": fingerprint,
                           "classes": classes, "totals": totals, "failed": failed, "merge": phases or {},
                           "created": datetime.now(timezone.utc).isoformat(timespec="seconds")})

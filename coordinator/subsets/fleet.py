@@ -84,7 +84,7 @@ def start(plan, out: str, dest: str, queue_url: str, send, kind: str = "subsets"
     if options is None:
         options = {"chunk_bytes": opts.chunk_bytes, "sample_pages": opts.sample_pages,
                    "compression": opts.compression, "level": opts.level, "memory_bytes": opts.memory_bytes,
-                   "fan_in": opts.fan_in, "mode": opts.mode, "ranges": opts.ranges}
+                   "fan_in": opts.fan_in, "mode": opts.mode, "ranges": opts.ranges, "repairs": opts.repairs}
     doc = {"kind": kind, "out": out, "dest": dest, "fingerprint": plan.fingerprint, "groups": len(groups),
            "inputs": len(plan.inputs.committed.ids), "skip": sorted(plan.done), "queue_url": queue_url,
            "options": options, "started": time.time()}

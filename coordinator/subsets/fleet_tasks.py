@@ -87,10 +87,10 @@ def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
             from ..tables.read import make_table_runs
 
             res = make_table_runs(group, fetch, ctx.scratch, opts.memory_bytes, name, opts.classes,
-                                  frozenset(doc["skip"]), ctx.check)
+                                  frozenset(doc["skip"]), ctx.check, opts.listing_page_entities, opts.repair)
         else:
             res = make_runs(group, fetch, ctx.scratch, opts.memory_bytes, name, opts.mode, frozenset(doc["skip"]),
-                            ctx.check)
+                            ctx.check, bool(opts.repairs))
         keys = {}
         for cls, paths in res.pop("runs").items():
             keys[cls] = []
@@ -117,7 +117,8 @@ def _send_plans(store, job: str, doc: dict, ctx: Context) -> None:
     order = sorted(classes.values(), key=lambda cl: (-cl.quads, cl.name))
     for cl in order:
         store.put_bytes(f"classes/{cl.name}/runs.json", json.dumps(
-            {**{k: getattr(cl, k) for k in ("runs", "quads", "bad_lines", "inputs", "line_bytes", "packed", "raw")},
+            {**{k: getattr(cl, k) for k in ("runs", "quads", "bad_lines", "inputs", "line_bytes", "packed", "raw",
+                                            "repairs")},
              "columns": sorted(cl.columns)}).encode())
     store.put_bytes("classes.json", json.dumps([cl.name for cl in order]).encode())
     for cl in order:
@@ -288,7 +289,7 @@ def _publish(store, doc: dict, cls: str, dest, ctx: Context) -> None:
         from ..tables.tasks import task_table_finish as finish
     finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
            summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
-                         fleet=True, compacted_to=len(planned["runs"])))
+                         got.get("repairs"), fleet=True, compacted_to=len(planned["runs"])))
 
 
 def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:

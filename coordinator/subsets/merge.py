@@ -41,10 +41,12 @@ COMPRESSIONS = {"gzip": (".nq.gz", 6), "zstd": (".nq.zst", 3)}  # suffix, defaul
 
 @dataclass(frozen=True)
 class MergeOptions:
-    """What decides the outputs (``chunk_bytes``, ``sample_pages``, ``compression``, ``level``, ``mode``:
-    part of a class's fingerprint) and what only decides how they are made (``memory_bytes``, ``fan_in``).
-    ``mode``: which lines of a page go to its classes (``page``: all; ``entity``: those reachable from the
-    class's entities), for inputs read through their page index; older inputs' class files are as written."""
+    """What decides the outputs (``chunk_bytes``, ``sample_pages``, ``compression``, ``level``, ``mode``,
+    ``repairs``: part of a class's fingerprint) and what only decides how they are made (``memory_bytes``,
+    ``fan_in``). ``mode``: which lines of a page go to its classes (``page``: all; ``entity``: those reachable
+    from the class's entities), for inputs read through their page index; older inputs' class files are as
+    written. ``repairs``: whether the pages an index lists as repaired get their repaired lines (``[quality]
+    repair_subsets``; see :mod:`.repairs`)."""
 
     chunk_bytes: int = 100_000_000    # a part (a range) is about this many bytes: see .ranges
     ranges: int | None = None         # instead: every class cut into this many parts of about equal size
@@ -54,6 +56,7 @@ class MergeOptions:
     memory_bytes: int = 256 << 20     # records held by one process before a sorted run is spilled
     fan_in: int = DEFAULT_FAN_IN
     mode: str | None = None           # None: the mode the inputs were extracted with
+    repairs: bool | None = None       # None: [quality] repair_subsets of the run's configuration
 
     @property
     def part_suffix(self) -> str:
@@ -64,10 +67,15 @@ class MergeOptions:
         return self.level if self.level is not None else COMPRESSIONS[self.compression][1]
 
     def identity(self) -> dict:
-        """The settings a class's outputs depend on (with :data:`FORMAT_VERSION`)."""
-        return {"version": FORMAT_VERSION, "chunk_bytes": self.chunk_bytes, "sample_pages": self.sample_pages,
-                "compression": self.compression, "level": self.part_level, "mode": self.mode,
-                "ranges": self.ranges}
+        """The settings a class's outputs depend on (with :data:`FORMAT_VERSION`). Repairs are in it only when
+        on: without them a class is what it was before repairs existed, so a rerun keeps it (and its
+        fingerprint); turned on or off, every class is made again."""
+        found = {"version": FORMAT_VERSION, "chunk_bytes": self.chunk_bytes, "sample_pages": self.sample_pages,
+                 "compression": self.compression, "level": self.part_level, "mode": self.mode,
+                 "ranges": self.ranges}
+        if self.repairs:
+            found["repairs"] = True
+        return found
 
 
 # -- step 2: one range's sorted runs → its part, its rows of lookup and sites, its sample candidates ------

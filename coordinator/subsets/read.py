@@ -20,6 +20,16 @@ Which lines go to a class, per input:
   the function extraction used when it wrote one file per class).
 - Made by an earlier version: its ``subsets/<Class>/<id>`` files, every line to that class.
 
+Repairs (``[quality] repair_subsets``, :mod:`quadfleet.worker.quality.repair`): the worker lists in the index's
+``repaired`` column the formats whose lines a repair changes on a page. With repairs on, the merge checks and
+repairs those formats' lines of that page alone, each format's lines on their own as the worker did
+(:func:`repaired_lines`), so that a class holds what the worker's statistics counted; each class counts the
+repairs in its lines by rule. Every other page is cut as bytes, never decoded: repairable pages are a few
+percent, and decoding every line would cost the merge a good part of its time. With repairs off, a listed page
+keeps its lines as written and, in page mode, goes only to the classes its lines spell right
+(:func:`spelt_classes`: the index's classes count a misspelt class as the class it means), so the datasets are
+Web Data Commons' raw rule, as if the inputs had been extracted with repairs off.
+
 An input whose index and data files disagree (fewer or more lines than the index says), or a file that
 cannot be read, fails the task with one line naming it: a dataset is never made from part of an input.
 """
@@ -34,14 +44,17 @@ from urllib.parse import urlsplit
 
 import zstandard
 
-from ...worker.output.pageindex import CLASSES_COLUMN
+from ...worker.output.pageindex import CLASSES_COLUMN, REPAIRED_COLUMN
 from ...worker.output.subsets import SUBSET_FORMATS, reachable_lines
 from ...worker.pipeline.domains import PldCache
+from ...worker.quality.check import check_lines
+from ...worker.quality.repair import RULES, Repair, repair_lines
 from ...worker.rdf.schemaorg import class_map
 from .extsort import ClassSpiller
 from .inputs import CLASS_NAME, InputRef
 
 READ_LINES = 1 << 20          # bytes of lines taken at once from an old subset file
+RDF_TYPE = b"<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 
 class InputFileError(Exception):
@@ -126,6 +139,7 @@ class GroupRuns:
         self.raw: dict[str, int] = {}
         self.in_packed = self.in_raw = 0         # of the current input's data files
         self._seen: set[str] = set()   # classes the current input gave records to
+        self.repairs: dict[str, dict[str, int]] = {}   # class -> rule -> repairs in the lines it was given
 
     def add(self, cls: str, records: list[bytes], bad: int, line_bytes: int) -> bool:
         """Spill ``records`` of class ``cls`` and count them; False (nothing done) for a class in ``skip``."""
@@ -140,6 +154,14 @@ class GroupRuns:
             self._seen.add(cls)
             self.inputs[cls] = self.inputs.get(cls, 0) + 1
         return True
+
+    def count_repairs(self, cls: str, repairs: list[Repair]) -> None:
+        """Count, by rule, the repairs made in lines given to ``cls``."""
+        if repairs and cls not in self.skip:
+            counts: dict[str, int] = {}
+            for repair in repairs:
+                counts[repair.rule] = counts.get(repair.rule, 0) + 1
+            add_counts(self.repairs.setdefault(cls, {}), counts)
 
     def next_input(self) -> None:
         """The input read so far is done: its data files' bytes counted for each class it gave records to."""
@@ -159,7 +181,7 @@ class GroupRuns:
         runs = self.spill.finish()
         return {"runs": {c: [str(p) for p in r] for c, r in runs.items()}, "quads": self.records,
                 "bad_lines": self.bad, "inputs": self.inputs, "line_bytes": self.line_bytes,
-                "packed": self.packed, "raw": self.raw}
+                "packed": self.packed, "raw": self.raw, "repairs": self.repairs}
 
 
 def spill_group(group: list[InputRef], runs: GroupRuns, read: Callable[[InputRef], None],
@@ -180,10 +202,12 @@ def spill_group(group: list[InputRef], runs: GroupRuns, read: Callable[[InputRef
 
 
 class QuadRuns(GroupRuns):
-    """The subsets' runs: a record per quad of a class (:func:`line_records`)."""
+    """The subsets' runs: a record per quad of a class (:func:`line_records`); ``repairs``: whether the pages
+    an index lists as repaired get their repaired lines (:mod:`.repairs`)."""
 
-    def __init__(self, spill_dir: Path, budget: int, prefix: str, skip: frozenset[str]):
+    def __init__(self, spill_dir: Path, budget: int, prefix: str, skip: frozenset[str], repairs: bool = False):
         super().__init__(spill_dir, budget, prefix, skip)
+        self.repairs_on = repairs
         self._maps: dict[tuple[str, ...], dict] = {}
 
     def class_map(self, classes: tuple[str, ...]) -> dict:
@@ -194,24 +218,73 @@ class QuadRuns(GroupRuns):
         return found
 
 
-def index_columns(header: list[str]) -> tuple[int, list[int | None]] | None:
-    """(classes column, per SUBSET_FORMATS its column or None) of a page index header; None for an index
-    without the classes column (written by an earlier version)."""
+def listed(row: list[str], col: int | None) -> tuple[str, ...]:
+    """The formats an index row says a repair changes (none without the column or on an empty cell)."""
+    if col is None or col >= len(row) or not row[col]:
+        return ()
+    return tuple(f for f in row[col].split() if f in SUBSET_FORMATS)
+
+
+def repaired_lines(lines: list[bytes], made: list[Repair]) -> list[bytes]:
+    """A page's lines of one format with every repair made (``lines`` itself when none applies), the repairs
+    appended to ``made``."""
+    text = list(map(bytes.decode, lines))     # UTF-8, as the data files are written
+    new, done = repair_lines(text, check_lines(text))
+    if not done:
+        return lines
+    made += done
+    return list(map(str.encode, new))
+
+
+def spelt_classes(page: list[bytes], names: tuple[str, ...], cmap: dict) -> tuple[str, ...]:
+    """Those of ``names`` (``cmap``: their class map) that an ``rdf:type`` of the page's lines spells right."""
+    found: set[str] = set()
+    for line in page:
+        if RDF_TYPE not in line:
+            continue
+        parts = line.split(b" ", 2)
+        if len(parts) == 3 and parts[1] == RDF_TYPE and parts[2][:1] == b"<" and b">" in parts[2]:
+            found.update(cmap.get(parts[2][1:parts[2].index(b">")].decode("utf-8"), ()))
+    return tuple(n for n in names if n in found)
+
+
+def reached(made: list[Repair], chosen: list[str]) -> list[Repair]:
+    """The repairs made on the subjects whose lines a class was given (entity mode: those it reaches)."""
+    subjects = {line[:line.index(" ")] for line in chosen}
+    return [r for r in made if r.subject in subjects]
+
+
+def add_counts(into: dict[str, int], counts: dict[str, int]) -> dict[str, int]:
+    """Per-rule counts added up (every rule shown, 0 where none was made)."""
+    for rule in RULES:
+        into.setdefault(rule, 0)
+    for rule, n in counts.items():
+        into[rule] = into.get(rule, 0) + n
+    return into
+
+
+def index_columns(header: list[str]) -> tuple[int, list[int | None], int | None] | None:
+    """(classes column, per SUBSET_FORMATS its column or None, the repaired column or None) of a page index
+    header; None for an index without the classes column (written by an earlier version)."""
     if CLASSES_COLUMN not in header:
         return None
-    return header.index(CLASSES_COLUMN), [header.index(f) if f in header else None for f in SUBSET_FORMATS]
+    return (header.index(CLASSES_COLUMN), [header.index(f) if f in header else None for f in SUBSET_FORMATS],
+            header.index(REPAIRED_COLUMN) if REPAIRED_COLUMN in header else None)
 
 
-def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None]], data: list[Path | None], mode: str,
-                 runs: QuadRuns, plds: PldOfUrl) -> None:
+def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None], int | None], data: list[Path | None],
+                 mode: str, runs: QuadRuns, plds: PldOfUrl) -> None:
     """Spill the class records of an input read the new way: ``rows``, its index's rows after the header
-    (``cols``: :func:`index_columns`), cut its data files into pages."""
-    ccol, fcols = cols
+    (``cols``: :func:`index_columns`), cut its data files into pages; a page whose row lists repaired formats
+    gets their lines repaired with repairs on (``runs``), its right spellings' classes alone with them off."""
+    ccol, fcols, rcol = cols
     runs.in_packed += sum(d[2] for d in ref.data if d is not None)
     files = [open_input(p, ref.data[i][1].endswith(".zst")) if p is not None else None for i, p in enumerate(data)]
     try:
         for n, row in enumerate(rows, 2):
             page: list[bytes] = []
+            fixes = listed(row, rcol) if rcol is not None else ()
+            made: list[Repair] = []
             for i, col in enumerate(fcols):
                 count = int(row[col] or 0) if col is not None else 0
                 if not count:
@@ -224,10 +297,12 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None]], data: 
                 if not got[-1].endswith(b"\n"):
                     raise InputFileError(f"{ref.data[i][1]}: fewer lines than its page index says "
                                          f"(row {n}): re-extract this input")
+                if fixes and runs.repairs_on and SUBSET_FORMATS[i] in fixes:
+                    got = repaired_lines(got, made)
                 page += got
             names = row[ccol].split() if ccol < len(row) else []
             if names and page:
-                _add_page(page, tuple(names), ref, mode, runs, plds)
+                _add_page(page, tuple(names), ref, mode, runs, plds, made, bool(fixes) and not runs.repairs_on)
         for i, f in enumerate(files):
             if f is not None and f.read(1):
                 raise InputFileError(f"{ref.data[i][1]}: more lines than its page index says: "
@@ -239,23 +314,30 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None]], data: 
 
 
 def _add_page(page: list[bytes], names: tuple[str, ...], ref: InputRef, mode: str, runs: QuadRuns,
-              plds: PldOfUrl) -> None:
+              plds: PldOfUrl, made: list[Repair], unrepaired: bool) -> None:
+    """One page's lines to its classes; ``made``: the repairs in them, counted for each class given them;
+    ``unrepaired``: a page listed as repaired read with repairs off, its lines as they are (then a misspelt
+    class, which the index counted as the class it means, gives no class in page mode)."""
     for name in names:
         if not CLASS_NAME.match(name):
             raise InputFileError(f"{ref.pages[0]}: {name[:80]!r} is not a class name: re-extract this input")
     if mode == "page":
+        if unrepaired:
+            names = spelt_classes(page, names, runs.class_map(names))
         records: list[bytes] = []
         bad = line_records(page, plds, records)
         size = sum(map(len, page))
         for name in names:
-            runs.add(name, records, bad, size)
+            if runs.add(name, records, bad, size) and made:
+                runs.count_repairs(name, made)
         return
     text = [line.decode("utf-8") for line in page]
     for name, chosen in reachable_lines(text, runs.class_map(names)).items():
         records = []
         lines = [line.encode("utf-8") for line in chosen]
         bad = line_records(lines, plds, records)
-        runs.add(name, records, bad, sum(map(len, lines)))
+        if runs.add(name, records, bad, sum(map(len, lines))) and made:
+            runs.count_repairs(name, reached(made, chosen))
 
 
 def read_legacy(ref: InputRef, fetch: Callable[[str], tuple[Path, bool]], runs: QuadRuns,
@@ -284,12 +366,12 @@ def read_legacy(ref: InputRef, fetch: Callable[[str], tuple[Path, bool]], runs: 
 
 def make_runs(group: list[InputRef], fetch: Callable[[str], tuple[Path, bool]], spill_dir: Path, budget: int,
               prefix: str, mode: str, skip: frozenset[str] = frozenset(),
-              progress: Callable[[int], None] | None = None) -> dict:
+              progress: Callable[[int], None] | None = None, repairs: bool = False) -> dict:
     """Sorted runs per class of every input of ``group`` (``fetch(key)`` gives a local path and whether it
-    is a temporary copy to delete), leaving out the classes in ``skip``: {runs: {class: [path]}, quads,
-    bad_lines, inputs: {class: n}}. An unreadable input raises InputFileError naming it (the runs made so
-    far are deleted)."""
-    runs = QuadRuns(spill_dir, budget, prefix, skip)
+    is a temporary copy to delete), leaving out the classes in ``skip``, the pages an index lists as repaired
+    repaired if ``repairs``: {runs: {class: [path]}, quads, bad_lines, inputs: {class: n}, repairs: {class:
+    {rule: n}}, ...}. An unreadable input raises InputFileError naming it (the runs made so far are deleted)."""
+    runs = QuadRuns(spill_dir, budget, prefix, skip, repairs)
     plds = PldOfUrl()
 
     def read(ref: InputRef) -> None:

@@ -45,6 +45,7 @@ class ClassWork:
     line_bytes: int = 0
     packed: int = 0          # compressed and uncompressed bytes of the files its lines came from
     raw: int = 0
+    repairs: dict = field(default_factory=dict)   # rule -> repairs in its records (subsets with repairs on)
     spilled: int = 0         # runs the runs tasks wrote (before any compaction)
     compacting: int = 0      # compact tasks in flight (runs merged into fewer before planning)
     build: str = ""          # the class's build folder, while its ranges are merged
@@ -59,6 +60,8 @@ class ClassWork:
         self.spilled += len(res["runs"][name])
         for key in ("quads", "bad_lines", "inputs", "line_bytes", "packed", "raw"):
             setattr(self, key, getattr(self, key) + res.get(key, {}).get(name, 0))
+        for rule, n in res.get("repairs", {}).get(name, {}).items():
+            self.repairs[rule] = self.repairs.get(rule, 0) + n
         self.columns.update(res.get("columns", {}).get(name, ()))
 
     def sizing(self, opts):
@@ -281,7 +284,7 @@ class Scheduler:
         return [("compact", cl, (group, str(self.spill), cl.name, fan_in)) for group in groups]
 
     def _extra(self, cl: ClassWork) -> dict:
-        return summary_extra(self.fingerprint, self.opts, cl.inputs, cl.bad_lines, cl.spilled,
+        return summary_extra(self.fingerprint, self.opts, cl.inputs, cl.bad_lines, cl.spilled, cl.repairs,
                              run_seconds=self.run_seconds, compacted_to=len(cl.runs))
 
     def _ranges(self, cl: ClassWork, ranges: list) -> list:

@@ -19,7 +19,7 @@ from .dest import open_dest
 from .inputs import InputRef
 from .extsort import Span
 from .merge import MergeOptions, finish_class, merge_range
-from .read import InputFileError, make_runs
+from .read import InputFileError, add_counts, make_runs
 
 _progress = None  # where this process's progress goes: a multiprocessing queue, or the inline run's queue
 
@@ -47,12 +47,12 @@ def report(kind: str):
 
 
 def task_runs(out: str, group: list[InputRef], spill_dir: str, budget: int, prefix: str, mode: str,
-              skip: frozenset[str]) -> dict:
+              skip: frozenset[str], repairs: bool = False) -> dict:
     """Sorted runs per class of a group of inputs under ``out`` (an S3 object is downloaded into ``spill_dir``
-    and deleted once read), the classes in ``skip`` left out: {runs, quads, bad_lines, inputs} (each by
-    class) or {error}."""
+    and deleted once read), the classes in ``skip`` left out, the pages listed as repaired repaired if
+    ``repairs``: {runs, quads, bad_lines, inputs, repairs, ...} (each by class) or {error}."""
     spill = Path(spill_dir)
-    return make_runs(group, fetcher(out, spill), spill, budget, prefix, mode, skip, report("read"))
+    return make_runs(group, fetcher(out, spill), spill, budget, prefix, mode, skip, report("read"), repairs)
 
 
 def fetcher(out: str, spill: Path):
@@ -91,11 +91,16 @@ def task_plan(runs: list[str], sizing) -> dict:
     return {"ranges": [[tuple(s) for s in kr.runs(paths)] for kr in plan(paths, sizing)]}
 
 
-def summary_extra(fingerprint: str, opts: MergeOptions, inputs: int, bad_lines: int, runs: int, **merge) -> dict:
-    """What a class's summary says beyond its merge's own figures (``merge``: how this run made it)."""
-    return {"fingerprint": fingerprint, "inputs": inputs, "bad_lines": bad_lines, "settings": opts.identity(),
-            "merge": {"runs": runs, "memory_mb": round(opts.memory_bytes / 2**20, 3), "fan_in": opts.fan_in,
-                      **merge}}
+def summary_extra(fingerprint: str, opts: MergeOptions, inputs: int, bad_lines: int, runs: int,
+                  repairs: dict | None = None, **merge) -> dict:
+    """What a class's summary says beyond its merge's own figures (``merge``: how this run made it), and, with
+    repairs on (``opts``), ``repairs``: the repairs in its quads by rule (every rule, 0 where none was made)."""
+    extra = {"fingerprint": fingerprint, "inputs": inputs, "bad_lines": bad_lines, "settings": opts.identity(),
+             "merge": {"runs": runs, "memory_mb": round(opts.memory_bytes / 2**20, 3), "fan_in": opts.fan_in,
+                       **merge}}
+    if getattr(opts, "repairs", None):  # the tables' options have none
+        extra["repairs"] = add_counts({}, repairs or {})
+    return extra
 
 
 def task_range(cls: str, r: int, spans: list[tuple], spill_dir: str, build: str, dest: str, build_base: str,

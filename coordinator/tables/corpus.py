@@ -11,7 +11,8 @@ the next run after a kill.
 
 What it reads: only the committed inputs' JSON-LD and microdata data files (a page's lines are
 consecutive there), so an output of any version makes tables. The classes: ``[subsets] classes`` of the
-run's own configuration (its ``manifest.json``), or of ``--config``.
+run's own configuration (its ``manifest.json``), or of ``--config``; the cleaning (Web Data Commons' steps,
+:class:`.options.TableOptions`): ``[tables]`` of ``--config`` and the command's flags, off by default.
 """
 from __future__ import annotations
 
@@ -143,7 +144,8 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
         skip = frozenset(wanted - todo)
         classes = tuple(c for c in opts.classes if c in todo)
         job = Job("tables", task_table_runs,
-                  lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"t{i}", classes, skip),
+                  lambda i, group, spill: (out, group, spill, opts.memory_bytes, f"t{i}", classes, skip,
+                                           opts.listing_page_entities, opts.repair),
                   task_table_range, lambda cl, r, spans, spill, build, base: (cl.name, r, spans, spill, build, dest,
                                                                              base, opts, sorted(cl.columns)),
                   task_table_finish, lambda cl, base, extra: (cl.name, cl.build, cl.ranges, dest, base, opts, extra),
@@ -163,8 +165,19 @@ def run_tables(out: str, dest: str, opts: TableOptions, processes: int = 1, tmp:
 def _describe(res: dict) -> str:
     return (f"{plural(res['tables'], 'table')}, {plural(res['rows'], 'row')} "
             f"({res['rows_with_entity_key']:,} with an entity key, "
-            f"{plural(res['duplicate_groups'], 'duplicate group')}) → {plural(res['parts'], 'part')}, "
-            f"{res['bytes'] / 1e6:,.1f} MB")
+            f"{plural(res['duplicate_groups'], 'duplicate group')}){_cleaned(res.get('cleaning'))} → "
+            f"{plural(res['parts'], 'part')}, {res['bytes'] / 1e6:,.1f} MB")
+
+
+def _cleaned(cleaning: dict | None) -> str:
+    """What the cleaning left out of a class, said after its rows (nothing when it left out nothing)."""
+    if not cleaning:
+        return ""
+    rows = cleaning["listing_page_rows"] + cleaning["sparse_rows"] + cleaning["duplicate_rows"]
+    columns = sum(cleaning["dropped_columns"].values())
+    if not rows and not columns:
+        return ""
+    return f", cleaning left out {plural(rows, 'row')} and {plural(columns, 'sparse column')}"
 
 
 def write_top(dest_store, out: str, dest: str, result: TablesResult, names: list[str], empty: list[str],
@@ -175,7 +188,7 @@ def write_top(dest_store, out: str, dest: str, result: TablesResult, names: list
         doc = dest_store.read_summary(name)
         if doc is not None:
             classes[name] = {k: doc.get(k) for k in ("tables", "rows", "rows_with_entity_key", "duplicate_groups",
-                                                     "cross_host_groups", "parts", "bytes", "inputs")}
+                                                     "cross_host_groups", "parts", "bytes", "inputs", "cleaning")}
     totals = {k: sum(c[k] or 0 for c in classes.values()) for k in ("tables", "rows", "parts", "bytes")}
     dest_store.write_top({"source": out, "dest": dest, "inputs": result.inputs, "fingerprint": fp,
                           "classes": classes, "empty": empty, "totals": totals, "failed": dict(result.failed),

@@ -31,6 +31,9 @@ import re
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _enc  # C: a str as a JSON string, non-ASCII kept
 
+from ...worker.output.subsets import repaired_configured
+from ...worker.quality.check import check_lines
+from ...worker.quality.repair import NODE_PREFIX, repair_lines
 from ...worker.rdf.nquads import unescape
 from ...worker.rdf.schemaorg import CANONICAL, local_name
 from .keys import entity_key, entity_keys
@@ -39,7 +42,7 @@ RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 MAX_DEPTH = 3          # levels of nodes nested under a row's own values
 MAX_NODES = 100        # nested nodes per row, at most (a page's graph is copied into each row that links it)
 FIXED = ("row_id", "page_url", "host", "pld", "format", "subject", "types", "entity_key", "entity_key_rule",
-         "keys")
+         "keys", "repairs")
 PROPERTY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,99}\Z")
 _FIXED = frozenset(FIXED)
 
@@ -95,7 +98,7 @@ def _term(tok: str) -> str:
 class Page:
     """One page's quads of one format, split into terms: per subject its (property, object) pairs and types."""
 
-    __slots__ = ("props", "types", "bad")
+    __slots__ = ("props", "types", "bad", "reached")
 
     def __init__(self, lines: list[str]):
         props: dict[str, list[tuple[str, str]]] = {}
@@ -133,6 +136,7 @@ class Page:
             else:
                 found.append((name, o))
         self.props, self.types, self.bad = props, types, bad
+        self.reached: list[str] = []   # the nodes nested into rows, in the order they were (for the repairs column)
 
     def text(self, tok: str, depth: int, path: set[str], budget: list[int]) -> str:
         """The JSON text of one value (see the module's docstring)."""
@@ -142,6 +146,7 @@ class Page:
         if depth >= MAX_DEPTH or budget[0] <= 0 or tok in path or (tok not in self.props and tok not in self.types):
             return '{"@id":' + ident + "}"
         budget[0] -= 1
+        self.reached.append(tok)
         parts = ['{"@id":' + ident]
         kinds = schema_types(self.types.get(tok, ()))
         if kinds:
@@ -191,28 +196,54 @@ class Row:
         return self.fixed[:-1] + "," + ",".join(f'"{name}":{text}' for name, text in self.cells) + "}"
 
 
-def page_rows(lines: list[str], fmt: str, url: str, host: str, pld: str,
-              cmap: dict[str, tuple[str, ...]]) -> tuple[list[tuple[tuple[str, ...], Row]], int]:
-    """The rows of one page's lines of one format, each with the configured classes it belongs to, and the
-    number of lines that are not quads (left out)."""
-    page = Page(lines)
-    rows = []
+def _row_classes(page: Page, cmap: dict[str, tuple[str, ...]], repair: bool) -> dict[str, tuple[str, ...]]:
+    """Subject -> the configured classes it belongs to (with ``repair``, a misspelt class as the class it means)."""
+    out = {}
     for subject, iris in page.types.items():
         classes: tuple[str, ...] = ()
         for iri in iris:
             hit = cmap.get(iri)
+            if hit is None and repair:
+                hit = repaired_configured(iri, cmap)
             if hit:
                 classes = hit if not classes else tuple(dict.fromkeys(classes + hit))
-        if not classes:
-            continue
+        if classes:
+            out[subject] = classes
+    return out
+
+
+def page_rows(lines: list[str], fmt: str, url: str, host: str, pld: str, cmap: dict[str, tuple[str, ...]],
+              repair: bool = False) -> tuple[list[tuple[tuple[str, ...], Row]], int]:
+    """The rows of one page's lines of one format, each with the configured classes it belongs to, and the
+    number of lines that are not quads (left out). With ``repair``, a page with rows is checked and its lines
+    repaired first (:mod:`quadfleet.worker.quality.repair`), and each row says in ``repairs`` what was changed
+    on it or on the nodes nested in it; a page without a row is not checked (its rows are what cost)."""
+    page = Page(lines)
+    entities = _row_classes(page, cmap, repair)
+    by_subject: dict[str, list[dict]] = {}
+    if entities and repair:
+        check = check_lines(lines)
+        if check.repairable:
+            fixed_lines, done = repair_lines(lines, check)
+            bad = page.bad
+            page = Page(fixed_lines)
+            page.bad = bad
+            entities = {s: c for s, c in _row_classes(page, cmap, False).items() if not s.startswith(NODE_PREFIX)}
+            for r in done:
+                by_subject.setdefault(r.subject, []).append(r.as_json())
+    rows = []
+    for subject, classes in entities.items():
+        page.reached = []
         cells = page.cells(subject, 0, {subject}, [MAX_NODES])
         keys = entity_keys({name: [json.loads(t) for t in cells[name]] for name in KEY_PROPERTIES & cells.keys()},
                            host)
         key, rule = entity_key(keys)
         term = _term(subject)
         rid = row_id(url, fmt, term)
+        repairs = [r for node in dict.fromkeys([subject, *page.reached]) for r in by_subject.get(node, ())]
         fixed = _DUMPS({"row_id": rid, "page_url": url, "host": host, "pld": pld, "format": fmt, "subject": term,
-                        "types": schema_types(iris), "entity_key": key, "entity_key_rule": rule, "keys": keys})
+                        "types": schema_types(page.types[subject]), "entity_key": key, "entity_key_rule": rule,
+                        "keys": keys, "repairs": repairs})
         rows.append((classes, Row(rid, fixed, [
             (column(name), v[0] if len(v) == 1 else "[" + ",".join(v) + "]")
             for name, v in sorted(cells.items())])))

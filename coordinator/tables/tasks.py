@@ -19,10 +19,13 @@ from .options import TableOptions
 
 
 def task_table_runs(out: str, group: list[InputRef], spill_dir: str, budget: int, prefix: str,
-                    classes: tuple[str, ...], skip: frozenset[str]) -> dict:
-    """Sorted runs per class of the rows of a group of inputs under ``out``, or {error}."""
+                    classes: tuple[str, ...], skip: frozenset[str], listing: int = 0, repair: bool = False) -> dict:
+    """Sorted runs per class of the rows of a group of inputs under ``out`` (the rows of pages with more than
+    ``listing`` entities of a class left out of it, if ``listing``; made from repaired quads with ``repair``), or
+    {error}."""
     spill = Path(spill_dir)
-    return make_table_runs(group, fetcher(out, spill), spill, budget, prefix, classes, skip, report("read"))
+    return make_table_runs(group, fetcher(out, spill), spill, budget, prefix, classes, skip, report("read"),
+                           listing, repair)
 
 
 def task_table_range(cls: str, r: int, spans: list[tuple], spill_dir: str, build: str, dest: str,

@@ -22,6 +22,12 @@ A table with fewer than ``min_rows`` rows is left out (counted): at most that ma
 (page URL, format, subject) from two inputs (a URL crawled twice) is one row, its values united. Output is
 byte-identical whatever the memory budget, fan-in or processes: ranges depend only on the records, the
 order is total and gzip headers carry no name or time.
+
+The cleaning (:class:`.options.TableOptions`, each step off by default), counted in the profile's
+``cleaning``: the rows of listing pages arrive as bare ids (:mod:`.read`) and are counted; a row with fewer
+than ``min_properties`` property cells is left out as it comes; deduplicating and emptying sparse columns
+hold a table whole first (:mod:`.clean`), within a share of the memory budget, so ``min_rows`` then counts
+the rows the cleaning kept.
 """
 from __future__ import annotations
 
@@ -30,6 +36,7 @@ import gzip
 import hashlib
 import json
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -40,17 +47,17 @@ import pyarrow.parquet as pq
 
 from ..subsets.extsort import RunSpiller, Span, merged
 from ..subsets.merge import RANGES_DIR, join_ranges
-from .keys import entity_key
+from .clean import TableBuffer, cleaning_totals
 from .options import TableOptions
 from .rows import FIXED, Row
-from .read import decode_record
+from .read import united_rows
 
 ROWS_PER_GROUP = 2000       # rows per Parquet row group, at most
 GROUP_BYTES = 4 << 20       # ... or fewer once their JSON holds this many bytes (memory: ~3x this)
 PROGRESS_EVERY = 20_000
 JSON_TYPE = pa.json_(pa.string()) if hasattr(pa, "json_") else pa.string()
-_FIXED_TYPES = {"types": pa.list_(pa.string()), "keys": pa.list_(pa.string())}
-_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_REPAIR = pa.struct([("rule", pa.string()), ("property", pa.string()), ("from", pa.string()), ("to", pa.string())])
+_FIXED_TYPES = {"types": pa.list_(pa.string()), "keys": pa.list_(pa.string()), "repairs": pa.list_(_REPAIR)}
 
 
 def schema(columns: list[str]) -> pa.Schema:
@@ -121,37 +128,14 @@ class PartWriter:
         self._sink.close()
 
 
-_FIXED = frozenset(FIXED)
-
-
-def combine(rows: list[dict]) -> dict:
-    """One row from the same entity's rows of two crawls of its page: types, keys and values united."""
-    out = dict(rows[0])
-    props: dict[str, list] = {}
-    for r in rows:
-        for name, value in r.items():
-            if name in _FIXED:
-                continue
-            values = value if isinstance(value, list) else [value]
-            have = props.setdefault(name, [])
-            for v in values:
-                if v not in have:
-                    have.append(v)
-    out["types"] = list(dict.fromkeys(t for r in rows for t in r["types"]))
-    out["keys"] = sorted({k for r in rows for k in r["keys"]})
-    out["entity_key"], out["entity_key_rule"] = entity_key(out["keys"])
-    for name in [k for k in out if k not in _FIXED]:
-        del out[name]
-    for name in sorted(props):
-        out[name] = props[name][0] if len(props[name]) == 1 else props[name]
-    return out
-
-
 class _RangeTables:
-    """The state of one range's tables while its sorted stream passes: one part, named for the range."""
+    """The state of one range's tables while its sorted stream passes: one part, named for the range. A host's
+    rows are streamed into its table once it has ``min_rows`` of them (:meth:`take`), or, when the cleaning
+    needs the whole table first, held (:class:`.clean.TableBuffer`, in ``scratch`` past its budget) and
+    written at its end (:meth:`publish`); ``cleaning`` counts what each step left out."""
 
     def __init__(self, build_dir: Path, part_name: str, opts: TableOptions, columns: list[str], keys_dir: Path,
-                 on_file: Callable[[Path, str], None] | None, lookup, tables):
+                 on_file: Callable[[Path, str], None] | None, lookup, tables, scratch: Path | None = None):
         self.build_dir, self.part_name, self.opts, self.on_file = build_dir, part_name, opts, on_file
         self.schema = schema(columns)
         self.lookup, self.tables = lookup, tables
@@ -163,23 +147,29 @@ class _RangeTables:
         self.fill: dict[str, int] = {}
         self.rules: dict[str, int] = {}
         self.totals = {"tables": 0, "rows": 0, "rows_with_entity_key": 0, "small_tables": 0, "small_rows": 0}
+        self.cleaning = {"listing_page_rows": 0, "sparse_rows": 0, "duplicate_rows": 0, "dropped_columns": {},
+                         "dropped_cells": 0}
+        self.buffer = (TableBuffer(scratch, opts.memory_bytes // 4, max(opts.memory_bytes // 8, 1 << 16),
+                                   opts.fan_in, opts.deduplicate, opts.min_column_fill) if opts.buffered else None)
+        self.min_rows = max(opts.min_rows, 1)
+        self.host = ""
+        self.held: list = []     # streaming: a host's first rows, until it has min_rows
+        self.started = False
 
-    def table(self, host: str, rows: list) -> None:
-        """A host's first rows (all of them, or ``min_rows`` of them): start its table; None if too few."""
+    def begin(self, host: str, pld: str) -> None:
+        """Start a host's table (it has ``min_rows`` rows)."""
         if self.part is None:
             self.part = PartWriter(self.build_dir / self.part_name, self.schema)
             self.part.first_host = host
         self.part.hosts += 1
         self.part.last_host = host
         self.host, self.host_rows, self.host_keyed = host, 0, 0
-        self.pld = rows[0][1]["pld"]
+        self.pld = pld
         self.json = None
         if self.opts.json:
             self.json_dir.mkdir(exist_ok=True)
             path = self.json_dir / f"{file_name(host)}.json.gz"
             self.json = gzip.GzipFile(filename="", mode="wb", fileobj=open(path, "wb"), compresslevel=6, mtime=0)
-        for item in rows:
-            self.row(*item)
 
     def row(self, row: Row, fixed: dict, size: int) -> None:
         self.part.add(fixed, row.cells, size)
@@ -217,42 +207,88 @@ class _RangeTables:
         if self.on_file:
             self.on_file(part.path, part.path.name)
 
+    def open(self, host: str) -> None:
+        """A host's rows begin."""
+        self.host, self.held, self.started = host, [], False
+        if self.buffer is not None:
+            self.buffer.start()
+
+    def take(self, item) -> None:
+        """A row of the current host, streamed: held until the host has ``min_rows``, then written as it comes."""
+        if self.started:
+            self.row(*item)
+            return
+        self.held.append(item)
+        if len(self.held) >= self.min_rows:
+            self.begin(self.host, item[1]["pld"])
+            for held in self.held:
+                self.row(*held)
+            self.held, self.started = [], True
+
+    def close(self) -> None:
+        """The current host's rows are all in: its table ended, or counted as too small."""
+        if self.buffer is not None:
+            self.publish()
+        elif self.started:
+            self.end_table()
+        elif self.held:
+            self.small(len(self.held))
+
+    def publish(self) -> None:
+        """A held table (deduplicated, its sparse columns dropped) written, or counted as too small."""
+        buffer = self.buffer
+        kept = buffer.decide()
+        self.cleaning["duplicate_rows"] += buffer.duplicates
+        if kept < self.min_rows:
+            buffer.discard()
+            if kept:
+                self.small(kept)
+            return
+        for row, fixed, size in buffer.rows():
+            if not self.started:
+                self.begin(self.host, fixed["pld"])
+                self.started = True
+            self.row(row, fixed, size)
+        dropped = self.cleaning["dropped_columns"]
+        for name in buffer.dropped:
+            dropped[name] = dropped.get(name, 0) + 1
+            self.cleaning["dropped_cells"] += buffer.fill[name]
+        self.end_table()
+
+    def small(self, rows: int) -> None:
+        self.totals["small_tables"] += 1
+        self.totals["small_rows"] += rows
+
     def run(self, stream, progress: Callable[[int], None] | None) -> None:
-        """Write every table of ``stream``; records of one row id (a page crawled twice) made one row."""
-        min_rows = max(self.opts.min_rows, 1)
+        """Write every table of ``stream``; records of one row id (a page crawled twice) made one row, rows with
+        fewer than ``min_properties`` property cells left out."""
+        min_properties = self.opts.min_properties
+        take = self.buffer.add if self.buffer is not None else self.take
         host = None
-        held: list = []     # a host's first rows, until it has min_rows
-        started = False
         n = 0
-        for row_host, item in _rows(stream):
+        for row_host, item in united_rows(stream, self.cleaning):
             if row_host != host:
-                if started:
-                    self.end_table()
-                elif held:
-                    self.totals["small_tables"] += 1
-                    self.totals["small_rows"] += len(held)
-                host, held, started = row_host, [], False
-            if started:
-                self.row(*item)
+                if host is not None:
+                    self.close()
+                host = row_host
+                self.open(host)
+            if len(item[0].cells) < min_properties:
+                self.cleaning["sparse_rows"] += 1
             else:
-                held.append(item)
-                if len(held) >= min_rows:
-                    self.table(host, held)
-                    held, started = [], True
+                take(item)
             n += 1
             if progress and n % PROGRESS_EVERY == 0:
                 progress(PROGRESS_EVERY)
-        if started:
-            self.end_table()
-        elif held:
-            self.totals["small_tables"] += 1
-            self.totals["small_rows"] += len(held)
+        if host is not None:
+            self.close()
         if self.part is not None:
             self.close_part()
         if progress and n % PROGRESS_EVERY:
             progress(n % PROGRESS_EVERY)
 
     def abandon(self) -> None:
+        if self.buffer is not None:
+            self.buffer.discard()
         if self.part is not None:
             self.part.abandon()
         if self.json is not None:
@@ -285,37 +321,6 @@ def duplicate_groups(key_runs: list[Path], spill_dir: Path, fan_in: int) -> dict
     return out
 
 
-def _rows(stream):
-    """(host, (Row, its fixed columns, its size)) per row of the sorted records, the records of one
-    (host, row id) united."""
-    last = None
-    pending: list[bytes] = []
-    for rec in stream:
-        key = rec[:rec.index(b"\t", rec.index(b"\t") + 1)]
-        if key != last:
-            if pending:
-                yield _one(pending)
-            last, pending = key, []
-        if not pending or rec != pending[-1]:
-            pending.append(rec)
-    if pending:
-        yield _one(pending)
-
-
-def _one(records: list[bytes]):
-    if len(records) == 1:
-        host, rid, fixed, cells = decode_record(records[0])
-        return host, (Row(rid, fixed, cells), json.loads(fixed), len(records[0]))
-    rows = []
-    for rec in records:
-        host, rid, fixed, cells = decode_record(rec)
-        rows.append(json.loads(Row(rid, fixed, cells).json_line()))
-    row = combine(rows)
-    fixed = {name: row[name] for name in FIXED}
-    cells = [(name, _DUMPS(row[name])) for name in row if name not in _FIXED]
-    return host, (Row(rid, _DUMPS(fixed), cells), fixed, sum(map(len, records)))
-
-
 def part_name(r: int) -> str:
     return f"part-{r:05d}.parquet"
 
@@ -335,18 +340,24 @@ def merge_range(cls: str, r: int, spans: list[Span], spill_dir: Path, build_dir:
     keys_dir = folder / f"{r:05d}.keys"
     keys_dir.mkdir(parents=True, exist_ok=True)
     stem = folder / f"{r:05d}"
-    with open(f"{stem}.lookup.csv", "w", newline="", encoding="utf-8") as lfh, \
-            open(f"{stem}.tables.csv", "w", newline="", encoding="utf-8") as tfh:
-        job = _RangeTables(build_dir, part_name(r), opts, columns, keys_dir, on_file,
-                           csv.writer(lfh, lineterminator="\n"), csv.writer(tfh, lineterminator="\n"))
-        try:
-            job.run(stream, progress)
-            keys = job.keys.finish()
-        except BaseException:
-            job.abandon()
-            raise
-    doc = {"class": cls, "range": r, **job.totals, "fill": job.fill, "rules": job.rules, "part": job.info,
-           "keys": [p.name for p in keys], "passes": len(passes), "seconds": round(time.monotonic() - started, 3)}
+    scratch = Path(tempfile.mkdtemp(dir=spill_dir, prefix=f"tables-{r:05d}-")) if opts.buffered else None
+    try:
+        with open(f"{stem}.lookup.csv", "w", newline="", encoding="utf-8") as lfh, \
+                open(f"{stem}.tables.csv", "w", newline="", encoding="utf-8") as tfh:
+            job = _RangeTables(build_dir, part_name(r), opts, columns, keys_dir, on_file,
+                               csv.writer(lfh, lineterminator="\n"), csv.writer(tfh, lineterminator="\n"), scratch)
+            try:
+                job.run(stream, progress)
+                keys = job.keys.finish()
+            except BaseException:
+                job.abandon()
+                raise
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    doc = {"class": cls, "range": r, **job.totals, "fill": job.fill, "rules": job.rules, "cleaning": job.cleaning,
+           "part": job.info, "keys": [p.name for p in keys], "passes": len(passes),
+           "seconds": round(time.monotonic() - started, 3)}
     tmp = stem.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc), encoding="utf-8")
     tmp.replace(stem.with_suffix(".json"))   # written last: a range is done when its figures are there
@@ -373,11 +384,12 @@ def finish_class(cls: str, build_dir: Path, ranges: int, opts: TableOptions) -> 
                 into[name] = into.get(name, 0) + n
     parts = [doc["part"] for doc in docs if doc["part"] is not None]
     rows = totals["rows"]
+    cleaning = cleaning_totals(docs)
     return {"class": cls, **totals, **groups,
             "entity_key_rules": dict(sorted(rules.items())),
             "columns": [{"name": name, "rows": n, "fill": round(n / rows, 4) if rows else 0.0}
                         for name, n in sorted(fill.items(), key=lambda kv: (-kv[1], kv[0]))],
             "parts": len(parts), "bytes": sum(p["bytes"] for p in parts), "part_files": parts,
-            "min_rows": opts.min_rows,
+            "min_rows": opts.min_rows, "cleaning": cleaning,
             "merge": {"ranges": ranges, "passes": max((doc["passes"] for doc in docs), default=0),
                       "merge_seconds": round(sum(doc["seconds"] for doc in docs) + time.monotonic() - started, 3)}}

@@ -8,11 +8,11 @@ from __future__ import annotations
 from ..worker.errors import ArchiveError, QuadfleetError
 from ..worker.extractors import EXTRACTORS
 from .pages import extract, extract_archive
-from .results import FormatQuads, PageResult, Problem
+from .results import FormatQuads, PageResult, Problem, SchemaError
 
 FORMATS: tuple[str, ...] = tuple(EXTRACTORS)
 """Every format id, in the default order (Web Data Commons' ids: ``html-embedded-jsonld``, ``html-microdata``,
 ``html-rdfa``, then the classic microformats ``html-mf-*``)."""
 
-__all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "ArchiveError", "QuadfleetError",
-           "FORMATS"]
+__all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "SchemaError", "ArchiveError",
+           "QuadfleetError", "FORMATS"]

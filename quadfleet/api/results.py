@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import entities as _entities
+from . import quality as _quality
 from .entities import MAX_DEPTH, MAX_NODES
+from .quality import SchemaError
 
 if TYPE_CHECKING:
     import rdflib
@@ -125,6 +127,17 @@ class PageResult:
             return []
         chosen = [self.formats[format]] if format is not None else self.formats.values()
         return [e for fq in chosen for e in fq.entities(max_depth=max_depth, max_nodes=max_nodes)]
+
+    def schema_errors(self) -> list[SchemaError]:
+        """Every quad of the page that is not what schema.org (the shipped release) says, one ``SchemaError`` per
+        error, as ``quadfleet extract`` profiles them in its statistics."""
+        return _quality.schema_errors(self.formats)
+
+    def repaired_nquads(self) -> str:
+        """The page's N-Quads with the unambiguous repairs made (a misspelt namespace or case written as the term,
+        a literal given to an object property written as a node named by it): what the class subsets and the
+        table corpus hold of this page when ``[quality]`` repairs are on. ``nquads()`` is what the page said."""
+        return _quality.repaired(self.formats)
 
     def to_rdflib(self) -> rdflib.Dataset:
         """The page's quads as an ``rdflib.Dataset`` (one named graph: the page's URL). Needs rdflib

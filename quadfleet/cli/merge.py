@@ -52,9 +52,11 @@ def cmd_subsets(args) -> int:
     if args.sample_pages < 0:
         raise UsageError("subsets: --sample-pages must be at least 0")
     out, dest = merge_locations("subsets", args, default_dest)
+    # [quality] repair_subsets of --config; without it, the run's own (decided with the inputs: .datasets.prepare)
+    repairs = load_config(args).repair_subsets if getattr(args, "config", None) else None
     opts = MergeOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), sample_pages=args.sample_pages,
                         compression=args.compression, memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in,
-                        mode=args.mode, ranges=args.ranges)
+                        mode=args.mode, ranges=args.ranges, repairs=repairs)
     if args.queue_url:
         from ..coordinator.subsets.fleet_run import run_on_fleet
 
@@ -74,10 +76,12 @@ def cmd_tables(args) -> int:
 
     if args.min_rows < 1:
         raise UsageError(f"tables: --min-rows must be at least 1, not {args.min_rows}")
+    cleaning = _table_cleaning(args)
     out, dest = merge_locations("tables", args, default_dest)
+    run_config = _run_config(args, out)
     opts = TableOptions(chunk_bytes=int(args.chunk_mb * 1_000_000), ranges=args.ranges, min_rows=args.min_rows,
-                        json=args.format == "json", classes=_table_classes(args, out),
-                        memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in)
+                        json=args.format == "json", classes=run_config.subset_classes, repair=run_config.repair_tables,
+                        memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in, **cleaning)
     if args.queue_url:
         from ..coordinator.subsets.fleet_run import run_on_fleet
 
@@ -90,10 +94,34 @@ def cmd_tables(args) -> int:
     return 1 if result.failed else 0
 
 
-def _table_classes(args, out: str) -> tuple[str, ...]:
-    """``[subsets] classes`` of --config, else of the run's own configuration, else the built-in one."""
+def _table_cleaning(args) -> dict:
+    """The cleaning settings: [tables] of --config (else the built-in, all off), then --wdc-cleaning's values,
+    then each step's own flag; a bad flag refused in one line naming it, before any work."""
+    import dataclasses
+
+    from ..coordinator.tables.options import WDC_CLEANING
+
+    for flag, value in (("--listing-page-entities", args.listing_page_entities),
+                        ("--min-properties", args.min_properties)):
+        if value is not None and value < 0:
+            raise UsageError(f"tables: {flag} must be 0 (keep all) or more, not {value}")
+    fill = args.min_column_fill
+    if fill is not None and not 0 <= fill <= 1:
+        raise UsageError(f"tables: --min-column-fill must be a share from 0 (keep all) to 1, not {fill:g}")
+    found = dataclasses.asdict(load_config(args).tables)
+    if args.wdc_cleaning:
+        found.update(WDC_CLEANING)
+    for name in found:
+        if getattr(args, name) is not None:
+            found[name] = getattr(args, name)
+    return found
+
+
+def _run_config(args, out: str):
+    """The configuration a table corpus follows: --config, else the run's own (its manifest), else the built-in
+    one. (An output made before [quality] existed has repairs off in its manifest, as it was made.)"""
     if args.config:
-        return load_config(args).subset_classes
+        return load_config(args)
     if out.startswith("s3://") or os.path.isdir(out):
         from ..coordinator.report.stats import open_store
         from ..worker.output.manifest import load_manifest
@@ -103,5 +131,5 @@ def _table_classes(args, out: str) -> tuple[str, ...]:
         except QuadfleetError:
             manifest = None
         if manifest is not None:
-            return manifest.config.subset_classes
-    return load_config(args).subset_classes
+            return manifest.config
+    return load_config(args)

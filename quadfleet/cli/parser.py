@@ -315,6 +315,9 @@ def _subsets_command(sub) -> None:
                     help="pages in each class's sample.nq (default 100)")
     ss.add_argument("--compression", choices=["gzip", "zstd"], default="gzip",
                     help="of the parts: part-NNNNN.nq.gz (default) or .nq.zst")
+    ss.add_argument("--config", metavar="FILE",
+                    help="a TOML file whose [quality] repair_subsets to follow (default: the run's own): false "
+                         "keeps every page's quads as it wrote them")
     _add_merge_options(ss, "quads")
     ss.set_defaults(func=merge.cmd_subsets)
 
@@ -327,9 +330,10 @@ def _tables_command(sub) -> None:
         MPN+brand, SKU, sameAs, url, ...) with the strongest as entity_key, so the same entity groups across
         pages, formats and sites. Parquet parts sorted by host with a lookup of host to part, optionally
         one gzipped JSON-lines file per table, and a profile per class (summary.json). The classes are
-        [subsets] classes of the run's configuration (or --config).""", [
+        [subsets] classes of the run's configuration (or --config). --wdc-cleaning cleans the tables as WDC
+        does (listing pages, sparse rows, duplicate rows and sparse columns left out, each counted).""", [
         "quadfleet tables out/",
-        "quadfleet tables out/ --format json --min-rows 3",
+        "quadfleet tables out/ --format json --min-rows 3 --wdc-cleaning",
         "quadfleet tables s3://my-results/cc-2024-22 --out s3://my-tables/cc-2024-22 --processes 16"])
     tb.add_argument("out_dir", metavar="OUT", help="the run's output directory or s3://BUCKET/PREFIX")
     tb.add_argument("--out", dest="dest", metavar="DEST",
@@ -337,11 +341,32 @@ def _tables_command(sub) -> None:
     tb.add_argument("--format", choices=("parquet", "json"), default="parquet",
                     help="parquet: Parquet parts only (default); json: also json/<host>.json.gz per table")
     tb.add_argument("--min-rows", type=int, default=1, help="leave out tables with fewer rows (default 1)")
+    _add_cleaning_options(tb)
     _add_range_options(tb, "MB of Parquet", "hosts")
     tb.add_argument("--config", metavar="FILE",
-                    help="a TOML file whose [subsets] classes to make tables of (default: the run's own)")
+                    help="a TOML file whose [subsets] classes to make tables of (default: the run's own) and whose "
+                         "[tables] cleaning to apply (default: none)")
     _add_merge_options(tb, "rows")
     tb.set_defaults(func=merge.cmd_tables)
+
+
+def _add_cleaning_options(p) -> None:
+    """``tables``: Web Data Commons' cleaning, each step off unless [tables] of --config or a flag turns it on."""
+    g = p.add_argument_group("cleaning, as Web Data Commons' table corpus (each step counted in summary.json; "
+                             "default: [tables] of --config, all off)")
+    g.add_argument("--wdc-cleaning", action="store_true",
+                   help="all four steps with WDC's values: --listing-page-entities 1 --min-properties 3 (quadfleet's "
+                        "suggestion) --deduplicate --min-column-fill 0.25; a step's own flag wins")
+    g.add_argument("--listing-page-entities", type=int, metavar="N",
+                   help="leave out the rows of a page (URL and format) with more than N entities of the table's "
+                        "class (0: keep all; WDC: 1)")
+    g.add_argument("--min-properties", type=int, metavar="M",
+                   help="leave out rows with fewer than M property cells (0: keep all)")
+    g.add_argument("--deduplicate", action=argparse.BooleanOptionalAction,
+                   help="leave out a row whose property cells but url equal an earlier row's of its table")
+    g.add_argument("--min-column-fill", type=float, metavar="F",
+                   help="empty, per table, the property columns filled in fewer than the share F of its rows (0: "
+                        "keep all; WDC: 0.25)")
 
 
 def _sample_command(sub) -> None:

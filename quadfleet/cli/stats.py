@@ -10,7 +10,7 @@ NOT_ARCHIVES = ("not a WARC/ARC archive", "an HTML page, not a WARC/ARC archive"
 
 
 def cmd_stats(args) -> int:
-    from ..coordinator.report.write import charts_available, overview_table, run_stats
+    from ..coordinator.report.write import charts_available, overview_table, quality_table, run_stats
     from ..coordinator.screen import console, show
 
     if args.top < 1 or args.processes < 1:
@@ -21,6 +21,9 @@ def cmd_stats(args) -> int:
     summary, where = run_stats(args.out, args.report, args.top, mode, args.lg_k, args.processes,
                                console(stderr=True), show_progress=not args.quiet)
     show(console(), overview_table(summary))
+    quality = quality_table(summary)
+    if quality is not None:
+        show(console(), quality)
     strays = [r for r in summary["errors"]["failed_inputs"] if r["reason"].startswith(NOT_ARCHIVES)]
     if strays:  # a file a glob picked up by mistake stays failed in every report until its record goes
         print(f"stats: {forget_strays(args.out.rstrip('/'), strays)}", file=sys.stderr)

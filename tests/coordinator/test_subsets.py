@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import REPO, build_real_pages_warc, corpus_archives
+from conftest import RAW_RULE_CONFIG, REPO, build_real_pages_warc, corpus_archives
 from quadfleet.coordinator.report.classes import canonical_classes
 from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
 from quadfleet.worker.output.pageindex import read_page_index
@@ -171,7 +171,7 @@ def entity_run(tmp_path_factory):
     """The same inputs as ``subsets_run``, entity mode, zstd-compressed N-Quads."""
     work = tmp_path_factory.mktemp("entity-run")
     config = work / "entity.toml"
-    config.write_text('[subsets]\nmode = "entity"\n[output]\ncompression = "zstd"\n')
+    config.write_text('[subsets]\nmode = "entity"\n[output]\ncompression = "zstd"\n' + RAW_RULE_CONFIG)
     inputs = corpus_archives() + [build_real_pages_warc(work / "real-pages.warc.gz")]
     out = work / "out"
     assert main(["extract", *map(str, inputs), "--out", str(out), "--processes", "2", "--quiet",

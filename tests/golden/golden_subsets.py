@@ -112,8 +112,9 @@ def edge_pages_warc(path: Path) -> Path:
     return path
 
 
-def run(main, corpus: Path, work: Path, mode: str, processes: int = 2) -> Path:
-    """Extract the inputs in ``mode`` and merge their subsets; the merged datasets' folder."""
+def run(main, corpus: Path, work: Path, mode: str, processes: int = 2, merge_config: str | None = None) -> Path:
+    """Extract the inputs in ``mode`` and merge their subsets (``merge_config``: the text of a ``--config`` for
+    the merge, which code from before repairs has not); the merged datasets' folder."""
     work.mkdir(parents=True, exist_ok=True)
     config = work / f"{mode}.toml"
     config.write_text(MODES[mode])
@@ -122,7 +123,11 @@ def run(main, corpus: Path, work: Path, mode: str, processes: int = 2) -> Path:
                  "--quiet", "--config", str(config)])
     assert code == 1, f"extract: exit {code} (the damaged archives fail, the others commit)"
     dest = work / f"merged-{mode}"
-    code = main(["subsets", str(out), "--out", str(dest), "--processes", str(processes), *MERGE_ARGS])
+    extra = []
+    if merge_config is not None:
+        (work / "merge.toml").write_text(merge_config)
+        extra = ["--config", str(work / "merge.toml")]
+    code = main(["subsets", str(out), "--out", str(dest), "--processes", str(processes), *MERGE_ARGS, *extra])
     assert code == 0, f"subsets: exit {code}"
     return dest
 

@@ -21,8 +21,8 @@ ROOTS = {"quadfleet": "quadfleet", "quadfleet.worker": "worker", "quadfleet.coor
 # The worker's rooms in the order data flows through them: a room may import only the rooms before it. The native
 # loader comes right after rdf (its nquads check hands the C module rdf's terms), below every room that runs native
 # code.
-WORKER_ROOMS = ["errors", "aws", "allocator", "rdf", "native", "html", "archive", "extractors", "config", "output",
-                "pipeline", "queue"]
+WORKER_ROOMS = ["errors", "aws", "allocator", "rdf", "native", "html", "archive", "extractors", "config", "quality",
+                "output", "pipeline", "queue"]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 EXT_MODULES = PYPROJECT["tool"]["setuptools"]["ext-modules"]
 # The C modules, as pyproject.toml builds them: their last name (_scan, _blocks, ...).

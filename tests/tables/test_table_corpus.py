@@ -27,7 +27,8 @@ CLI = [sys.executable, "-m", "quadfleet.cli"]
 FORMATS = ("html-microdata", "html-embedded-jsonld")
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 SCHEMA = r"^https?://(www\.)?schema\.org/"
-FIXED = {"row_id", "page_url", "host", "pld", "format", "subject", "types", "entity_key", "entity_key_rule", "keys"}
+FIXED = {"row_id", "page_url", "host", "pld", "format", "subject", "types", "entity_key", "entity_key_rule", "keys",
+         "repairs"}
 
 
 @pytest.fixture(scope="module")

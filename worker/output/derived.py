@@ -19,7 +19,7 @@ class DerivedOutputs:
 
     def __init__(self, scratch, spec: InputSpec, config: Config):
         self.input_id = spec.id
-        self.subsets = (ClassMembership(config.subset_classes, config.subset_mode)
+        self.subsets = (ClassMembership(config.subset_classes, config.subset_mode, config.repair_subsets)
                         if config.subset_classes else None)
         self.table = None
         if config.table == "parquet":
@@ -27,12 +27,14 @@ class DerivedOutputs:
 
             self.table = TableWriter(scratch, spec.id, spec.uri)
 
-    def add_page(self, page, host: str, pld: str, results: dict) -> list[str]:
-        """One page's results (format id -> FormatResult), after they were written to the data files; the
-        page's classes (for the page index)."""
+    def add_page(self, page, host: str, pld: str, results: dict,
+                 checks: dict | None = None) -> tuple[list[str], list[str]]:
+        """One page's results (format id -> FormatResult), after they were written to the data files, and their
+        quality checks (format id -> (lines, PageCheck)) when repairs apply to the subsets; the page's classes and
+        the formats the subsets get repaired (for the page index)."""
         if self.table is not None:
             self.table.add_page(page.url, host, pld, page.offset, page.length, page.fetch_time, results)
-        return self.subsets.add_page(pld, results) if self.subsets is not None else []
+        return self.subsets.add_page(pld, results, checks) if self.subsets is not None else ([], [])
 
     def commit(self, store, stats: FileStats) -> dict:
         """Put the table in place and the subset statistics into ``stats``; what the statistics document

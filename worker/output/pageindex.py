@@ -15,6 +15,9 @@ from .compression import remove_scratch
 # then the page's schema.org classes.
 PAGE_INDEX_COLUMNS = ("url", "archive", "offset", "length", "fetch_time", "prefilter", "formats", "triples")
 CLASSES_COLUMN = "classes"
+# With repairs on for the subsets ([quality] repair_subsets): the formats whose lines a repair changes on the
+# page (worker/quality/repair.py), so that `quadfleet subsets` repairs those pages alone.
+REPAIRED_COLUMN = "repaired"
 
 
 class PageIndex:
@@ -28,7 +31,7 @@ class PageIndex:
     """
 
     def __init__(self, scratch: Path, input_id: str, archive: str, formats: list[str] | tuple[str, ...],
-                 compresslevel: int):
+                 compresslevel: int, repaired: bool = False):
         fd, self.path = tempfile.mkstemp(dir=scratch, prefix=f"{input_id}.pages.", suffix=".csv.gz")
         self._gz = gzip.GzipFile(fileobj=os.fdopen(fd, "wb"), mode="wb", compresslevel=compresslevel, mtime=0)
         self._text = io.TextIOWrapper(self._gz, encoding="utf-8", newline="")
@@ -36,14 +39,19 @@ class PageIndex:
         self.archive = archive
         self.formats = list(formats)
         self.rows = 0
-        self._csv.writerow(PAGE_INDEX_COLUMNS + tuple(self.formats) + (CLASSES_COLUMN,))
+        self.repaired = repaired
+        self._csv.writerow(PAGE_INDEX_COLUMNS + tuple(self.formats) + (CLASSES_COLUMN,)
+                           + ((REPAIRED_COLUMN,) if repaired else ()))
 
     def add(self, url: str, offset: int | None, length: int | None, fetch_time: str, fired: list[str],
-            triples: dict[str, int], classes=()) -> None:
+            triples: dict[str, int], classes=(), repaired=()) -> None:
         found = [f for f in self.formats if triples.get(f)]
-        self._csv.writerow([url, self.archive, "" if offset is None else offset,
-                            "" if length is None else length, fetch_time, " ".join(fired), " ".join(found),
-                            sum(triples.values()), *(triples.get(f, 0) for f in self.formats), " ".join(classes)])
+        row = [url, self.archive, "" if offset is None else offset, "" if length is None else length, fetch_time,
+               " ".join(fired), " ".join(found), sum(triples.values()), *(triples.get(f, 0) for f in self.formats),
+               " ".join(classes)]
+        if self.repaired:
+            row.append(" ".join(repaired))
+        self._csv.writerow(row)
         self.rows += 1
 
     def close(self) -> str:

@@ -15,6 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..quality.profile import TABLES as QUALITY_TABLES, count_page
+from ..quality.terms import repaired_class, repaired_property
+
 
 def _union_nested(a: dict, b: dict) -> dict:
     """Nested dicts whose leaves are sets (or lists, as read from JSON): the leaf-wise union."""
@@ -39,6 +42,21 @@ def _add_nested(a: dict, b: dict) -> dict:
         else:
             out[k] = out.get(k, 0) + v
     return out
+
+
+def _repaired_counts(classes: dict, properties: dict) -> tuple[dict, dict]:
+    """A page's class and (class, property) counts with misspelt schema.org terms as the terms they mean (the same
+    dicts when nothing is misspelt, the usual case: one memo lookup per class and property)."""
+    if all(repaired_class(c) == c for c in classes) and all(repaired_property(p) == p for _, p in properties):
+        return classes, properties
+    out_classes: dict = {}
+    for c, k in classes.items():
+        _bump(out_classes, repaired_class(c), k)
+    out_props: dict = {}
+    for (c, p), k in properties.items():
+        key = (repaired_class(c), repaired_property(p))
+        out_props[key] = out_props.get(key, 0) + k
+    return out_classes, out_props
 
 
 def _bump(table: dict, key: str, n: int = 1) -> None:
@@ -86,6 +104,16 @@ class FileStats:
     # Schema.org class subsets (worker/output/subsets.py), by configured class (local name):
     subsets: dict = field(default_factory=dict)       # class -> {"pages", "entities", "quads"} (they add)
     subset_plds: dict = field(default_factory=dict)   # class -> PLDs of its pages (a set)
+    # The schema.org errors profile (worker/quality/profile.py): format -> {"entities", "quads"} checked;
+    # format -> kind -> {"entities", "quads"}; format -> class -> kind -> quads; format -> property -> kind -> quads;
+    # PLD -> kind -> quads; kind -> term as written -> quads; format -> repair rule -> repairs the derived data get.
+    quality_checked: dict = field(default_factory=dict)
+    quality_errors: dict = field(default_factory=dict)
+    quality_classes: dict = field(default_factory=dict)
+    quality_properties: dict = field(default_factory=dict)
+    quality_plds: dict = field(default_factory=dict)
+    quality_terms: dict = field(default_factory=dict)
+    repairs: dict = field(default_factory=dict)
     errors: dict = field(default_factory=dict)              # kind -> count (pages, blocks, triples lost)
     notes: dict = field(default_factory=dict)               # kind -> count (not failures, e.g. repaired JSON)
     duration_s: float = 0.0
@@ -98,7 +126,7 @@ class FileStats:
     TABLES = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
               "typed_entities_by_format", "classes_by_format", "hosts", "hosts_with_triples_by_format",
               "errors", "notes", "plds", "plds_with_triples", "plds_with_triples_by_format",
-              "pld_triples_by_format", "class_properties_by_format", "subsets")
+              "pld_triples_by_format", "class_properties_by_format", "subsets", *QUALITY_TABLES)
     SETS = ("plds_parsed_by_format", "class_plds_by_format", "subset_plds")
 
     def __add__(self, other: "FileStats") -> "FileStats":
@@ -123,10 +151,11 @@ class FileStats:
         known = set(cls.NUMBERS) | set(cls.TABLES) | set(cls.SETS)
         return cls(**{k: v for k, v in d.items() if k in known})
 
-    def add_page(self, host: str, pld: str, page, fired: list, results: dict) -> None:
+    def add_page(self, host: str, pld: str, page, fired: list, results: dict, repair: bool = False) -> None:
         """One HTML page: where it is from; if the prefilter passed it (``fired``, the extractors that ran),
         what each format found (``results``: format id -> :class:`..pipeline.pagequads.FormatResult`), how much of it
-        was parsed and what went wrong on it. The per-input sets (PLDs parsed per format, PLDs per class)
+        was parsed and what went wrong on it; ``repair``: count classes and properties as repaired (a misspelt
+        schema.org class under the class it means, see :mod:`quadfleet.worker.quality.terms`). The per-input sets (PLDs parsed per format, PLDs per class)
         are kept here as sets until :meth:`to_json`."""
         _bump(self.hosts, host)
         _bump(self.plds, pld)
@@ -148,7 +177,7 @@ class FileStats:
                 self.count_error("triple-dropped-bad-term", res.dropped)
             if res.lines:
                 page_triples += len(res.lines)
-                self._add_format(fmt, host, pld, res)
+                self._add_format(fmt, host, pld, res, repair)
         if page_triples:
             self.pages_with_triples += 1
             self.triples += page_triples
@@ -158,26 +187,34 @@ class FileStats:
         elif page.parsed == "head":
             self.pages_head_parsed += 1
 
-    def _add_format(self, fmt: str, host: str, pld: str, res) -> None:
+    def _add_format(self, fmt: str, host: str, pld: str, res, repair: bool) -> None:
         """One format's triples on one page."""
+        res_classes, res_properties = res.classes, res.properties
+        if repair:
+            res_classes, res_properties = _repaired_counts(res_classes, res_properties)
         n = len(res.lines)
         _bump(self.pages_with_triples_by_format, fmt)
         _bump(self.triples_by_format, fmt, n)
         _bump(self.typed_entities_by_format, fmt, res.typed_entities)
         classes = self.classes_by_format.setdefault(fmt, {})
-        for cls, k in res.classes.items():
+        for cls, k in res_classes.items():
             _bump(classes, cls, k)
         _bump(self.hosts_with_triples_by_format.setdefault(fmt, {}), host)
         _bump(self.plds_with_triples_by_format.setdefault(fmt, {}), pld)
         _bump(self.pld_triples_by_format.setdefault(fmt, {}), pld, n)
-        if res.classes:
+        if res_classes:
             class_plds = self.class_plds_by_format.setdefault(fmt, {})
-            for cls in res.classes:
+            for cls in res_classes:
                 class_plds.setdefault(cls, set()).add(pld)
-        if res.properties:
+        if res_properties:
             props = self.class_properties_by_format.setdefault(fmt, {})
-            for (cls, prop), k in res.properties.items():
+            for (cls, prop), k in res_properties.items():
                 _bump(props.setdefault(cls, {}), prop, k)
+
+    def add_quality(self, pld: str, checks: dict) -> None:
+        """One page's errors profile: format id -> (its lines, their :class:`~quadfleet.worker.quality.check.PageCheck`)."""
+        for fmt, (lines, check) in checks.items():
+            count_page(self, fmt, pld, lines, check)
 
     def count_error(self, kind: str, n: int = 1) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + n

@@ -26,14 +26,29 @@ they add across inputs as the rest of :class:`~quadfleet.worker.output.stats.Fil
 """
 from __future__ import annotations
 
+from ..quality.repair import NODE_PREFIX, repair_lines
+from ..quality.terms import class_term
 from ..rdf.schemaorg import class_map
 
 SUBSET_FORMATS = ("html-embedded-jsonld", "html-microdata")
 RDF_TYPE_TOKEN = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 
-def entity_hits(results: dict, cmap: dict[str, tuple[str, ...]]) -> dict[str, int]:
-    """Configured class -> entities of it (or of a subclass) on the page, from the extractors' typed subjects."""
+def repaired_configured(iri: str, cmap: dict[str, tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The configured classes a misspelt schema.org class belongs to once repaired (``schema.org/product``,
+    ``http://schema.orgProduct``: Product), or None (see :mod:`quadfleet.worker.quality.terms`)."""
+    term = class_term(iri)
+    if term is None or term.rule is None:
+        return None
+    found: tuple[str, ...] = ()
+    for new in term.repaired:
+        found += tuple(c for c in cmap.get(new, ()) if c not in found)
+    return found or None
+
+
+def entity_hits(results: dict, cmap: dict[str, tuple[str, ...]], repair: bool = False) -> dict[str, int]:
+    """Configured class -> entities of it (or of a subclass) on the page, from the extractors' typed subjects;
+    with ``repair``, a misspelt class counts as the class it means."""
     hits: dict[str, int] = {}
     for fmt in SUBSET_FORMATS:
         res = results.get(fmt)
@@ -43,6 +58,8 @@ def entity_hits(results: dict, cmap: dict[str, tuple[str, ...]]) -> dict[str, in
             found = None
             for c in classes:
                 k = cmap.get(c)
+                if k is None and repair and c is not None:
+                    k = repaired_configured(c, cmap)
                 if k:  # several types in one class (Restaurant and LocalBusiness): the entity counts once
                     found = k if found is None else {*found, *k}
             if found:
@@ -51,13 +68,30 @@ def entity_hits(results: dict, cmap: dict[str, tuple[str, ...]]) -> dict[str, in
     return hits
 
 
-def page_lines(results: dict) -> list[str]:
-    """The page's microdata and JSON-LD lines: JSON-LD first, then microdata."""
+def page_lines(results: dict, repaired: dict[str, list[str]] | None = None) -> list[str]:
+    """The page's microdata and JSON-LD lines: JSON-LD first, then microdata (a format's repaired lines where
+    ``repaired`` has them)."""
     out: list[str] = []
     for fmt in SUBSET_FORMATS:
+        if repaired and fmt in repaired:
+            out += repaired[fmt]
+            continue
         res = results.get(fmt)
         if res is not None and res.lines:
             out += res.lines
+    return out
+
+
+def repaired_formats(checks: dict | None) -> dict[str, list[str]]:
+    """Format id -> its repaired lines, for the subsets' formats a repair changes (``checks``: format id -> (lines,
+    PageCheck), :func:`quadfleet.worker.quality.check.check_results`)."""
+    out: dict[str, list[str]] = {}
+    for fmt in SUBSET_FORMATS:
+        found = checks.get(fmt) if checks else None
+        if found is not None and found[1].repairable:
+            lines, done = repair_lines(*found)
+            if done:
+                out[fmt] = lines
     return out
 
 
@@ -79,7 +113,7 @@ def reachable_lines(lines: list[str], cmap: dict[str, tuple[str, ...]]) -> dict[
         if first == "<" or first == "_":
             o = rest[:rest.index(" ")]
             links.append(o)
-            if p == RDF_TYPE_TOKEN and first == "<":
+            if p == RDF_TYPE_TOKEN and first == "<" and not s.startswith(NODE_PREFIX):
                 for cls in cmap.get(o[1:-1], ()):
                     starts.setdefault(cls, set()).add(s)
         else:
@@ -108,24 +142,30 @@ class ClassMembership:
     ``quadfleet subsets`` cuts the datasets out of the microdata and JSON-LD data files with it, so an input
     writes the same few objects whatever the number of classes, and no quad is stored twice."""
 
-    def __init__(self, classes: tuple[str, ...], mode: str):
+    def __init__(self, classes: tuple[str, ...], mode: str, repair: bool = False):
         self.mode = mode
+        self.repair = repair
         self.cmap = class_map(tuple(classes))
         self.stats: dict[str, dict[str, int]] = {}  # class -> {"pages", "entities", "quads"}
         self.plds: dict[str, set[str]] = {}         # class -> PLDs of its pages
 
-    def add_page(self, pld: str, results: dict) -> list[str]:
-        """Take one page's extraction results (format id -> FormatResult); the classes it belongs to, sorted
-        (an entity's types come in a set, whose order changes from process to process: sorted, a rerun writes
-        the same page index). The quads counted are those the class's dataset will hold for this page."""
-        hits = entity_hits(results, self.cmap)
+    def add_page(self, pld: str, results: dict, checks: dict | None = None) -> tuple[list[str], list[str]]:
+        """Take one page's extraction results (format id -> FormatResult) and, with repairs on, their checks
+        (format id -> (lines, PageCheck)); the classes it belongs to, sorted (an entity's types come in a set,
+        whose order changes from process to process: sorted, a rerun writes the same page index), and the formats
+        whose lines the subsets get repaired. The quads counted are those the class's dataset will hold for this
+        page."""
+        hits = entity_hits(results, self.cmap, self.repair)
         if not hits:
-            return []
+            return [], []
+        repaired = repaired_formats(checks) if self.repair else {}
         if self.mode == "page":
-            n = sum(len(results[f].lines) for f in SUBSET_FORMATS if f in results)
+            n = sum(len(repaired[f]) if f in repaired else len(results[f].lines) for f in SUBSET_FORMATS
+                    if f in results)
             quads = dict.fromkeys(hits, n)
         else:
-            quads = {cls: len(chosen) for cls, chosen in reachable_lines(page_lines(results), self.cmap).items()}
+            chosen_lines = reachable_lines(page_lines(results, repaired), self.cmap)
+            quads = {cls: len(chosen) for cls, chosen in chosen_lines.items()}
         for cls in quads:
             st = self.stats.get(cls)
             if st is None:
@@ -135,4 +175,4 @@ class ClassMembership:
             st["entities"] += hits.get(cls, 0)
             st["quads"] += quads[cls]
             self.plds[cls].add(pld)
-        return sorted(quads)
+        return sorted(quads), sorted(repaired)

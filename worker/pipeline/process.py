@@ -26,7 +26,9 @@ from ..output.derived import DerivedOutputs, derived_outputs
 from ..output.layout import data_key, done_key, encode_stats, error_key, pages_key, stats_key
 from ..output.pageindex import PageIndex
 from ..output.stats import FileStats
+from ..output.subsets import SUBSET_FORMATS
 from ..output.writers import FormatWriters
+from ..quality.check import check_results
 from .domains import PldCache, psl_info
 from .installed import dist_version
 from .pagequads import run_page
@@ -77,6 +79,16 @@ def host_of(url: str) -> str:
         return ""
 
 
+def quality_formats(config: Config) -> tuple[str, ...] | None:
+    """The formats whose lines each page has checked against schema.org: every format for the errors profile,
+    the subsets' for their repairs alone, None for neither."""
+    if config.quality_profile:
+        return tuple(config.formats)
+    if config.repair_subsets and config.subset_classes:
+        return SUBSET_FORMATS
+    return None
+
+
 def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                   progress: Callable[[int], None] | None = None,
                   stop: Callable[[], bool] | None = None, index: PageIndex | None = None,
@@ -90,6 +102,7 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
     extractors = config.extractors()
     pld_of = PldCache()
     counts: Counter = Counter()
+    check_formats = quality_formats(config)
     if spec.ranges is None:
         stream = CountingReader(open_stream(spec.uri))
         pages = iter_pages(stream, counts, config.max_page_bytes)
@@ -104,17 +117,23 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
             host = host_of(page.url)
             pld = pld_of(host)
             fired, results = run_page(page, extractors, config)
+            checks = None
             if fired:
                 for fmt, res in results.items():
                     if res.lines:
                         writers.write(fmt, res.lines)
-                classes = ()
+                if check_formats is not None and results:
+                    checks = check_results(results, check_formats)
+                classes = repaired = ()
                 if derived is not None and any(res.lines for res in results.values()):
-                    classes = derived.add_page(page, host, pld, results)
+                    classes, repaired = derived.add_page(page, host, pld, results,
+                                                         checks if config.repair_subsets else None)
                 if index is not None:
                     index.add(page.url, page.offset, page.length, page.fetch_time, [ex.id for ex in fired],
-                              {fmt: len(res.lines) for fmt, res in results.items()}, classes)
-            stats.add_page(host, pld, page, fired, results)
+                              {fmt: len(res.lines) for fmt, res in results.items()}, classes, repaired)
+            stats.add_page(host, pld, page, fired, results, config.repair_statistics)
+            if checks and config.quality_profile:
+                stats.add_quality(pld, checks)
             pending += 1
             if progress is not None and pending >= PROGRESS_EVERY:
                 progress(pending)
@@ -146,7 +165,8 @@ def process_input(spec: InputSpec, store, config: Config,
     started = time.time()
     started_iso = now_iso()
     writers = FormatWriters(store.scratch, spec.id, config.nq_level, config.compression)
-    index = PageIndex(store.scratch, spec.id, spec.uri, config.formats, config.compresslevel)
+    index = PageIndex(store.scratch, spec.id, spec.uri, config.formats, config.compresslevel,
+                      repaired=config.repair_subsets and bool(config.subset_classes))
     derived = derived_outputs(store.scratch, spec, config)
     try:
         stats = extract_input(spec, config, writers, progress, stop, index=index, derived=derived)

@@ -1,0 +1,56 @@
+"""Whether a literal's lexical form is one schema.org's datatype can hold: dates, times, numbers, booleans, GTINs.
+
+schema.org asks for ISO 8601 dates and times, numbers with a '.' for decimals and no unit or currency, and GTINs
+of the length their property names. The checks are lenient where consumers are (a date for a DateTime, a date and
+time for a Date, a space for the 'T', surrounding white space, reduced precision such as ``2015`` or ``2015-03``)
+so that what is flagged is what no reader takes: ``March 3, 2015``, ``03/03/2015``, ``$19.99``, ``1,299``,
+``yes``, a 12-digit GTIN-13 or one whose check digit is wrong.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+_DATE = r"\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?"
+_TIME = r"(?:[01]\d|2[0-4]):[0-5]\d(?::[0-5]\d(?:[.,]\d+)?)?(?:Z|[+-](?:[01]\d|2[0-4])(?::?[0-5]\d)?)?"
+_PATTERNS = {
+    "Date": _DATE + r"(?:[T ]" + _TIME + ")?",
+    "DateTime": _DATE + r"(?:[T ]" + _TIME + ")?",
+    "Time": _TIME,
+    "Number": r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?",
+    "Float": r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?",
+    "Integer": r"[+-]?\d+",
+    "Boolean": r"(?i:true|false)|(?:https?://(?:www\.)?schema\.org/)?(?:True|False)",
+}
+# Properties that name the GTIN they take (GS1 digits, with a check digit).
+GTIN_LENGTHS = {"gtin8": (8,), "gtin12": (12,), "gtin13": (13,), "gtin14": (14,), "gtin": (8, 12, 13, 14)}
+
+
+@functools.lru_cache(maxsize=256)
+def _pattern(datatypes: frozenset[str]) -> re.Pattern | None:
+    alternatives = [_PATTERNS[d] for d in sorted(datatypes) if d in _PATTERNS]
+    return re.compile("(?:" + "|".join(alternatives) + r")\Z") if alternatives else None
+
+
+def checkable(datatypes: frozenset[str]) -> bool:
+    """Whether any of ``datatypes`` has a lexical form to check."""
+    return _pattern(datatypes) is not None
+
+
+def parses(datatypes: frozenset[str], lexical: str) -> bool:
+    """Whether ``lexical`` is a value of one of ``datatypes`` (True when none of them is checked)."""
+    pattern = _pattern(datatypes)
+    return pattern is None or pattern.match(lexical.strip()) is not None
+
+
+def gtin_ok(prop: str, lexical: str) -> bool:
+    """Whether ``lexical`` is a GTIN of the length ``prop`` names with a right check digit (``gtin`` also takes a
+    GS1 Digital Link URL, as schema.org allows)."""
+    value = lexical.strip()
+    if prop == "gtin" and value.startswith(("http://", "https://")):
+        return True
+    if not value.isdigit() or not value.isascii() or len(value) not in GTIN_LENGTHS[prop]:
+        return False
+    digits = [int(c) for c in value]
+    total = sum(d * (3 if i % 2 == 0 else 1) for i, d in enumerate(reversed(digits[:-1])))
+    return (10 - total % 10) % 10 == digits[-1]

@@ -1,0 +1,73 @@
+"""The errors profile of one input: what :func:`.check.check_lines` found, added up in tables that add.
+
+Kept in the input's statistics (:class:`quadfleet.worker.output.stats.FileStats`, its ``quality_*`` tables and
+``repairs``), so ``quadfleet stats`` adds any set of inputs up as it adds the rest. An error is counted on its
+quad and on its entity (the quad's subject, once per page, format and kind); per class, under each schema.org
+class of the entity as repaired (``""``: an untyped node); per property by the term it means; per pay-level domain
+in quads; and per term as written (what the report shows as the most common errors).
+"""
+from __future__ import annotations
+
+from .check import LITERAL_FOR_OBJECT, RDF_TYPE, PageCheck, lexical_form
+from .repair import enumeration_member
+from .terms import class_term, property_term
+
+TABLES = ("quality_checked", "quality_errors", "quality_classes", "quality_properties", "quality_plds",
+          "quality_terms", "repairs")
+
+
+def _bump(table: dict, key: str, n: int = 1) -> None:
+    table[key] = table.get(key, 0) + n
+
+
+def rule_counts(lines: list[str], check: PageCheck) -> dict[str, int]:
+    """Rule -> the repairs :func:`.repair.repair_lines` would make on these lines (counted without making them)."""
+    out: dict[str, int] = {}
+    if not check.repairable:
+        return out
+    literals = {f.line for f in check.findings if f.kind == LITERAL_FOR_OBJECT}
+    for i in sorted({f.line for f in check.findings}):
+        s, p, rest = lines[i].split(" ", 2)
+        if p == RDF_TYPE:
+            term = class_term(rest[1:rest.index(">")])
+            if term is not None and term.rule:
+                _bump(out, term.rule)
+            continue
+        term = property_term(p[1:-1])
+        if term is not None and term.rule:
+            _bump(out, term.rule)
+        if i in literals and not term.prop.quantity:
+            _bump(out, "literal-to-node" if enumeration_member(term.prop, lexical_form(rest)) is None else "enumeration-member")
+    return out
+
+
+def count_page(stats, fmt: str, pld: str, lines: list[str], check: PageCheck) -> None:
+    """Add one page's check of one format to ``stats`` (anything with the :data:`TABLES` attributes)."""
+    checked = stats.quality_checked.setdefault(fmt, {"entities": 0, "quads": 0})
+    checked["entities"] += len(check.classes)
+    checked["quads"] += check.schema_quads
+    if not check.findings:
+        return
+    errors = stats.quality_errors.setdefault(fmt, {})
+    classes = stats.quality_classes.setdefault(fmt, {})
+    props = stats.quality_properties.setdefault(fmt, {})
+    plds = stats.quality_plds.setdefault(pld, {})
+    entities: set[tuple[str, str]] = set()
+    for f in check.findings:
+        kind = f.kind
+        err = errors.get(kind)
+        if err is None:
+            err = errors[kind] = {"entities": 0, "quads": 0}
+        err["quads"] += 1
+        if (kind, f.subject) not in entities:
+            entities.add((kind, f.subject))
+            err["entities"] += 1
+        for cls in check.class_keys(f.subject):
+            _bump(classes.setdefault(cls, {}), kind)
+        _bump(props.setdefault(f.prop, {}), kind)
+        _bump(plds, kind)
+        _bump(stats.quality_terms.setdefault(kind, {}), f.term)
+    if check.repairable:
+        rules = stats.repairs.setdefault(fmt, {})
+        for rule, n in rule_counts(lines, check).items():
+            _bump(rules, rule, n)
