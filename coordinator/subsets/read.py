@@ -24,11 +24,11 @@ Repairs (``[quality] repair_subsets``, :mod:`quadfleet.worker.quality.repair`): 
 ``repaired`` column the formats whose lines a repair changes on a page. With repairs on, the merge checks and
 repairs those formats' lines of that page alone, each format's lines on their own as the worker did
 (:func:`repaired_lines`), so that a class holds what the worker's statistics counted; each class counts the
-repairs in its lines by rule. Every other page is cut as bytes, never decoded: repairable pages are a few
-percent, and decoding every line would cost the merge a good part of its time. With repairs off, a listed page
+repairs in its lines by rule. Every other page is cut as bytes, never decoded: checking a line costs several
+times what cutting it does, so only the pages a repair changes are worth it. With repairs off, a listed page
 keeps its lines as written and, in page mode, goes only to the classes its lines spell right
-(:func:`spelt_classes`: the index's classes count a misspelt class as the class it means), so the datasets are
-Web Data Commons' raw rule, as if the inputs had been extracted with repairs off.
+(:func:`.classes.spelt_classes`: the index's classes count a misspelt class as the class it means), so the
+datasets are Web Data Commons' raw rule, as if the inputs had been extracted with repairs off.
 
 An input whose index and data files disagree (fewer or more lines than the index says), or a file that
 cannot be read, fails the task with one line naming it: a dataset is never made from part of an input.
@@ -50,11 +50,11 @@ from ...worker.pipeline.domains import PldCache
 from ...worker.quality.check import check_lines
 from ...worker.quality.repair import RULES, Repair, repair_lines
 from ...worker.rdf.schemaorg import class_map
+from .classes import spelt_classes
 from .extsort import ClassSpiller
 from .inputs import CLASS_NAME, InputRef
 
 READ_LINES = 1 << 20          # bytes of lines taken at once from an old subset file
-RDF_TYPE = b"<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 
 class InputFileError(Exception):
@@ -209,6 +209,8 @@ class QuadRuns(GroupRuns):
         super().__init__(spill_dir, budget, prefix, skip)
         self.repairs_on = repairs
         self._maps: dict[tuple[str, ...], dict] = {}
+        self._seen_names: frozenset[str] = frozenset()
+        self._seen_map: dict = {}
 
     def class_map(self, classes: tuple[str, ...]) -> dict:
         """schemaorg.class_map for a page's classes (a few milliseconds each: kept per combination)."""
@@ -216,6 +218,14 @@ class QuadRuns(GroupRuns):
         if found is None:
             found = self._maps[classes] = class_map(classes)
         return found
+
+    def seen_map(self, classes: tuple[str, ...]) -> dict:
+        """schemaorg.class_map of every class the task has seen (``classes`` among them): made again only when
+        a class is new, so a few times a task, however many combinations the pages hold."""
+        if not self._seen_names.issuperset(classes):
+            self._seen_names = self._seen_names.union(classes)
+            self._seen_map = class_map(tuple(sorted(self._seen_names)))
+        return self._seen_map
 
 
 def listed(row: list[str], col: int | None) -> tuple[str, ...]:
@@ -229,23 +239,11 @@ def repaired_lines(lines: list[bytes], made: list[Repair]) -> list[bytes]:
     """A page's lines of one format with every repair made (``lines`` itself when none applies), the repairs
     appended to ``made``."""
     text = list(map(bytes.decode, lines))     # UTF-8, as the data files are written
-    new, done = repair_lines(text, check_lines(text))
+    new, done = repair_lines(text, check_lines(text, full=False))
     if not done:
         return lines
     made += done
     return list(map(str.encode, new))
-
-
-def spelt_classes(page: list[bytes], names: tuple[str, ...], cmap: dict) -> tuple[str, ...]:
-    """Those of ``names`` (``cmap``: their class map) that an ``rdf:type`` of the page's lines spells right."""
-    found: set[str] = set()
-    for line in page:
-        if RDF_TYPE not in line:
-            continue
-        parts = line.split(b" ", 2)
-        if len(parts) == 3 and parts[1] == RDF_TYPE and parts[2][:1] == b"<" and b">" in parts[2]:
-            found.update(cmap.get(parts[2][1:parts[2].index(b">")].decode("utf-8"), ()))
-    return tuple(n for n in names if n in found)
 
 
 def reached(made: list[Repair], chosen: list[str]) -> list[Repair]:
@@ -283,7 +281,10 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None], int | N
     try:
         for n, row in enumerate(rows, 2):
             page: list[bytes] = []
-            fixes = listed(row, rcol) if rcol is not None else ()
+            names = row[ccol].split() if ccol < len(row) else []
+            fixes = listed(row, rcol) if rcol is not None and names else ()
+            # repaired only for a class to be made (a rerun's complete classes are in skip)
+            repair = bool(fixes) and runs.repairs_on and not runs.skip.issuperset(names)
             made: list[Repair] = []
             for i, col in enumerate(fcols):
                 count = int(row[col] or 0) if col is not None else 0
@@ -297,10 +298,9 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None], int | N
                 if not got[-1].endswith(b"\n"):
                     raise InputFileError(f"{ref.data[i][1]}: fewer lines than its page index says "
                                          f"(row {n}): re-extract this input")
-                if fixes and runs.repairs_on and SUBSET_FORMATS[i] in fixes:
+                if repair and SUBSET_FORMATS[i] in fixes:
                     got = repaired_lines(got, made)
                 page += got
-            names = row[ccol].split() if ccol < len(row) else []
             if names and page:
                 _add_page(page, tuple(names), ref, mode, runs, plds, made, bool(fixes) and not runs.repairs_on)
         for i, f in enumerate(files):
@@ -323,7 +323,7 @@ def _add_page(page: list[bytes], names: tuple[str, ...], ref: InputRef, mode: st
             raise InputFileError(f"{ref.pages[0]}: {name[:80]!r} is not a class name: re-extract this input")
     if mode == "page":
         if unrepaired:
-            names = spelt_classes(page, names, runs.class_map(names))
+            names = spelt_classes(page, names, runs.seen_map(names))
         records: list[bytes] = []
         bad = line_records(page, plds, records)
         size = sum(map(len, page))

@@ -98,7 +98,7 @@ def summary_extra(fingerprint: str, opts: MergeOptions, inputs: int, bad_lines: 
     extra = {"fingerprint": fingerprint, "inputs": inputs, "bad_lines": bad_lines, "settings": opts.identity(),
              "merge": {"runs": runs, "memory_mb": round(opts.memory_bytes / 2**20, 3), "fan_in": opts.fan_in,
                        **merge}}
-    if getattr(opts, "repairs", None):  # the tables' options have none
+    if getattr(opts, "repairs", None) or getattr(opts, "repair", False):  # (the subsets' option, the tables')
         extra["repairs"] = add_counts({}, repairs or {})
     return extra
 

@@ -188,6 +188,7 @@ class Row:
     row_id: str
     fixed: str
     cells: list[tuple[str, str]]
+    repairs: tuple = ()    # the repairs its ``repairs`` column lists (Repair objects, to count by rule)
 
     def json_line(self) -> str:
         """The row as one JSON object (what ``--format json`` publishes)."""
@@ -220,9 +221,9 @@ def page_rows(lines: list[str], fmt: str, url: str, host: str, pld: str, cmap: d
     on it or on the nodes nested in it; a page without a row is not checked (its rows are what cost)."""
     page = Page(lines)
     entities = _row_classes(page, cmap, repair)
-    by_subject: dict[str, list[dict]] = {}
+    by_subject: dict[str, list] = {}
     if entities and repair:
-        check = check_lines(lines)
+        check = check_lines(lines, full=False)
         if check.repairable:
             fixed_lines, done = repair_lines(lines, check)
             bad = page.bad
@@ -230,7 +231,7 @@ def page_rows(lines: list[str], fmt: str, url: str, host: str, pld: str, cmap: d
             page.bad = bad
             entities = {s: c for s, c in _row_classes(page, cmap, False).items() if not s.startswith(NODE_PREFIX)}
             for r in done:
-                by_subject.setdefault(r.subject, []).append(r.as_json())
+                by_subject.setdefault(r.subject, []).append(r)
     rows = []
     for subject, classes in entities.items():
         page.reached = []
@@ -243,8 +244,8 @@ def page_rows(lines: list[str], fmt: str, url: str, host: str, pld: str, cmap: d
         repairs = [r for node in dict.fromkeys([subject, *page.reached]) for r in by_subject.get(node, ())]
         fixed = _DUMPS({"row_id": rid, "page_url": url, "host": host, "pld": pld, "format": fmt, "subject": term,
                         "types": schema_types(page.types[subject]), "entity_key": key, "entity_key_rule": rule,
-                        "keys": keys, "repairs": repairs})
+                        "keys": keys, "repairs": [r.as_json() for r in repairs]})
         rows.append((classes, Row(rid, fixed, [
             (column(name), v[0] if len(v) == 1 else "[" + ",".join(v) + "]")
-            for name, v in sorted(cells.items())])))
+            for name, v in sorted(cells.items())], tuple(repairs))))
     return rows, page.bad

@@ -39,5 +39,5 @@ def repaired(formats: dict) -> str:
     out = []
     for fq in formats.values():
         lines = list(fq.lines)
-        out += repair_lines(lines, check_lines(lines))[0]
+        out += repair_lines(lines, check_lines(lines, full=False))[0]
     return "".join(out)

@@ -155,7 +155,8 @@ class FileStats:
         """One HTML page: where it is from; if the prefilter passed it (``fired``, the extractors that ran),
         what each format found (``results``: format id -> :class:`..pipeline.pagequads.FormatResult`), how much of it
         was parsed and what went wrong on it; ``repair``: count classes and properties as repaired (a misspelt
-        schema.org class under the class it means, see :mod:`quadfleet.worker.quality.terms`). The per-input sets (PLDs parsed per format, PLDs per class)
+        schema.org class under the class it means, see :mod:`quadfleet.worker.quality.terms`: the extraction asks
+        it only of a page whose check found a misspelt term, or that was not checked). The per-input sets (PLDs parsed per format, PLDs per class)
         are kept here as sets until :meth:`to_json`."""
         _bump(self.hosts, host)
         _bump(self.plds, pld)

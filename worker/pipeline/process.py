@@ -131,7 +131,8 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
                 if index is not None:
                     index.add(page.url, page.offset, page.length, page.fetch_time, [ex.id for ex in fired],
                               {fmt: len(res.lines) for fmt, res in results.items()}, classes, repaired)
-            stats.add_page(host, pld, page, fired, results, config.repair_statistics)
+            stats.add_page(host, pld, page, fired, results, config.repair_statistics and (
+                checks is None or any(check.misspelt for _, check in checks.values())))
             if checks and config.quality_profile:
                 stats.add_quality(pld, checks)
             pending += 1

@@ -17,6 +17,7 @@ the same code serves the worker (right after extraction) and the merges (reading
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..rdf.nquads import unescape
@@ -52,6 +53,7 @@ class PageCheck:
     classes: dict[str, list[str]] = field(default_factory=dict)   # subject -> its schema.org class keys
     schema_quads: int = 0    # quads with a schema.org class or property (what the errors are out of)
     repairable: bool = False  # a repair (:mod:`.repair`) would change a line
+    misspelt: bool = False    # a class or property is spelt so that a repair names it otherwise (namespace, case)
 
     def class_keys(self, subject: str) -> list[str]:
         """The subject's schema.org classes ("" for an entity with none)."""
@@ -103,6 +105,21 @@ def _class(token: str) -> Term | None:
     return found
 
 
+_DOMAINS: dict[tuple, bool] = {}
+
+
+def _in_domain(prop, classes: frozenset[str]) -> bool:
+    """:meth:`.vocabulary.Vocabulary.in_domain`, remembered per (property, classes): a crawl repeats a few
+    thousand such pairs (emptied past :data:`.terms.MEMO`)."""
+    key = (prop.name, classes)
+    found = _DOMAINS.get(key)
+    if found is None:
+        if len(_DOMAINS) > MEMO:
+            _DOMAINS.clear()
+        found = _DOMAINS[key] = vocabulary().in_domain(prop, classes)
+    return found
+
+
 def lexical_form(rest: str) -> str:
     """The unescaped lexical form of the literal ``rest`` starts with (``"..."[@lang|^^<dt>] <graph> .``)."""
     q = rest.rindex('"', 0, rest.rindex(" <"))
@@ -110,8 +127,10 @@ def lexical_form(rest: str) -> str:
     return unescape(lexical) if "\\" in lexical else lexical
 
 
-def check_lines(lines: list[str]) -> PageCheck:
-    """Every error of a page's lines of one format (quadfleet's own N-Quads: one quad per line).
+def check_lines(lines: list[str], full: bool = True) -> PageCheck:
+    """Every error of a page's lines of one format (quadfleet's own N-Quads: one quad per line); with ``full``
+    false, only those a repair mends (spellings and literals given to object properties: what the merges need
+    to repair a page, without parsing dates and numbers or checking domains).
 
     Written for speed (it runs on every page with schema.org data): the predicate is cut out with two finds,
     looked up in a memo, and a line of another vocabulary costs nothing more."""
@@ -149,7 +168,8 @@ def check_lines(lines: list[str]) -> PageCheck:
             if term.kinds:
                 for kind in term.kinds:
                     findings.append(Finding(kind, s, i, RDF_TYPE_IRI, obj[1:-1]))
-                out.repairable = out.repairable or term.rule is not None
+                if term.rule is not None:
+                    out.repairable = out.misspelt = True
             continue
         pred = known(p, _PREDICATES)
         if pred is _PREDICATES:
@@ -162,25 +182,26 @@ def check_lines(lines: list[str]) -> PageCheck:
         if term.kinds:
             for kind in term.kinds:
                 findings.append(Finding(kind, s, i, term.key, p[1:-1]))
-            out.repairable = out.repairable or term.rule is not None
+            if term.rule is not None:
+                out.repairable = out.misspelt = True
         if term.prop is None:
             continue
         if line[b + 1] == '"':
             if pred.objects_only:
                 findings.append(Finding(LITERAL_FOR_OBJECT, s, i, term.key, term.key))
                 out.repairable = out.repairable or pred.node_repair
-            elif pred.datatypes is not None or pred.gtin is not None:
+            elif full and (pred.datatypes is not None or pred.gtin is not None):
                 lexical = lexical_form(line[b + 1:])
                 if not (gtin_ok(pred.gtin, lexical) if pred.gtin is not None else parses(pred.datatypes, lexical)):
                     findings.append(Finding(BAD_LEXICAL_FORM, s, i, term.key, term.key))
-        if pred.domain:
+        if pred.domain and full:
             pending.append((s, pred, i))
     out.schema_quads = schema_quads
     if pending and names:
-        voc = vocabulary()
+        frozen = {s: frozenset(c) for s, c in names.items()}
         for s, pred, i in pending:
-            have = names.get(s)
-            if have and not voc.in_domain(pred.term.prop, have):
+            have = frozen.get(s)
+            if have and not _in_domain(pred.term.prop, have):
                 findings.append(Finding(OUTSIDE_DOMAIN, s, i, pred.term.key,
                                         f"{' '.join(sorted(have))} {pred.term.names[0]}"))
     return out
@@ -193,6 +214,11 @@ def check_results(results: dict, formats: tuple[str, ...] | None = None) -> dict
     out = {}
     for fmt, res in results.items():
         lines = res.lines
-        if lines and (formats is None or fmt in formats) and "schema.org" in "".join(lines):
-            out[fmt] = (lines, check_lines(lines))
+        if lines and (formats is None or fmt in formats):
+            text = "".join(lines)
+            if "schema.org" in text or _ANY_CASE.search(text):
+                out[fmt] = (lines, check_lines(lines))
     return out
+
+
+_ANY_CASE = re.compile(r"schema\.org", re.IGNORECASE)   # (http://Schema.org/Product is schema.org too)

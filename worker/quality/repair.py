@@ -82,7 +82,8 @@ def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list[str], don
 
 
 def repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
-    """The page's lines with every repair made (``lines`` itself when none applies), and the repairs made."""
+    """The page's lines with every repair made (``lines`` itself when none applies), and the repairs made.
+    ``check``: :func:`.check.check_lines` of the lines (``full=False`` is enough)."""
     if not check.repairable:
         return lines, []
     todo = sorted({f.line for f in check.findings})
