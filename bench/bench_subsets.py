@@ -262,7 +262,8 @@ def _memory(pid: int) -> tuple[int, int]:
 def measure(out: Path, dest: Path, args, command: str, input_quads: int, processes: int | None = None,
             repairs: bool | None = None) -> dict:
     """``quadfleet COMMAND OUT --out DEST`` in a fresh process: seconds, CPU, peak RSS (largest process,
-    tree); ``repairs``: the subsets' ``[quality] repair_subsets`` (a ``--config`` saying it), None: the run's."""
+    tree); ``repairs``: the command's ``[quality] repair_subsets`` or ``repair_tables`` (a ``--config`` saying
+    it), None: the run's."""
     if dest.exists():
         shutil.rmtree(dest)
     cmd = [sys.executable, "-m", "quadfleet.cli", command, str(out), "--out", str(dest), "--quiet",
@@ -270,7 +271,7 @@ def measure(out: Path, dest: Path, args, command: str, input_quads: int, process
            "--chunk-mb", str(args.chunk_mb)]
     if repairs is not None:
         config = dest.with_name(f"{dest.name}.toml")
-        config.write_text(f"[quality]\nrepair_subsets = {str(repairs).lower()}\n")
+        config.write_text(f"[quality]\nrepair_{command} = {str(repairs).lower()}\n")
         cmd += ["--config", str(config)]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
@@ -401,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="which merge to measure (default both)")
     ap.add_argument("--json", help="write the figures to this file")
     ap.add_argument("--repairs", choices=("on", "off", "both"), default=None,
-                    help="subsets with repairs on, off, or both to compare (default: the run's own setting, on)")
+                    help="the commands with repairs on, off, or both to compare (default: the run's own setting, on)")
     ap.add_argument("--chunk-mb", type=float, default=100.0, help="the parts' size, so the ranges' (default 100)")
     ap.add_argument("--scaling", action="store_true",
                     help="subsets on the largest count with 1 process and --processes: merge phase and output")
@@ -435,9 +436,8 @@ def main(argv: list[str] | None = None) -> int:
         commands = ("subsets", "tables") if args.command == "both" else (args.command,)
         settings = {None: (None,), "on": (True,), "off": (False,), "both": (True, False)}[args.repairs]
         rows = [measure(commit(work, shared, n), work / f"{command}-{n}-{repairs}", args, command,
-                        sum(gen["input_quads"][:n]), repairs=repairs if command == "subsets" else None)
-                for command in commands for n in counts
-                for repairs in (settings if command == "subsets" else (None,))]  # on and off side by side
+                        sum(gen["input_quads"][:n]), repairs=repairs)
+                for command in commands for n in counts for repairs in settings]  # on and off side by side
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
@@ -475,11 +475,11 @@ def report(rows: list[dict], commands: tuple[str, ...], counts: list[int], args)
             print(f"{n:,} inputs: tables take {tab['cpu_s'] / max(sub['cpu_s'], 1e-3):.2f}x the subsets' CPU "
                   f"seconds for the same input quads ({tab['input_quads_per_cpu_s']:,} vs "
                   f"{sub['input_quads_per_cpu_s']:,} input quads per CPU second)")
-    for n in counts:  # --repairs both: what repairing the listed pages costs the subsets
-        on, off = (next((r for r in rows if r["command"] == "subsets" and r["inputs"] == n and r["repairs"] is s),
+    for command, n in ((c, n) for c in commands for n in counts):  # --repairs both: what the repairs cost
+        on, off = (next((r for r in rows if r["command"] == command and r["inputs"] == n and r["repairs"] is s),
                         None) for s in (True, False))
         if on is not None and off is not None:
-            print(f"{n:,} inputs, subsets with repairs ({on['repaired']:,} quads repaired) over without: CPU seconds "
+            print(f"{n:,} inputs, {command} with repairs ({on['repaired']:,} repairs) over without: CPU seconds "
                   f"x{on['cpu_s'] / max(off['cpu_s'], 1e-3):.3f}, read phase CPU "
                   f"x{on['read_cpu_s'] / max(off['read_cpu_s'], 1e-3):.3f}, wall seconds "
                   f"x{on['seconds'] / max(off['seconds'], 1e-3):.3f}")
