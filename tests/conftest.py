@@ -188,3 +188,22 @@ def one_line_error(capsys, argv: list[str], status: int = 2) -> str:
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("quadfleet: ") and "Traceback" not in err[0], err
     return err[0]
+
+
+def table_files(dest: Path) -> dict[str, bytes]:
+    """Every file of a tables folder (``quadfleet tables``' DEST), uncompressed, but the summaries' timings."""
+    import gzip
+    import json
+
+    out = {}
+    for p in sorted(dest.rglob("*")):
+        if p.is_file() and ".tmp" not in p.parts:
+            rel = p.relative_to(dest).as_posix()
+            if p.name == "summary.json":
+                doc = json.loads(p.read_bytes())
+                for k in ("merge", "created", "dest"):
+                    doc.pop(k, None)
+                out[rel] = json.dumps(doc, sort_keys=True).encode()
+            else:
+                out[rel] = gzip.decompress(p.read_bytes()) if p.name.endswith(".gz") else p.read_bytes()
+    return out

@@ -16,7 +16,7 @@ from itertools import groupby
 from pathlib import Path
 
 import pytest
-from conftest import RAW_RULE_CONFIG, one_line_error
+from conftest import RAW_RULE_CONFIG, one_line_error, table_files
 from quadfleet.cli import main
 from quadfleet.coordinator.tables.clean import TableBuffer
 from quadfleet.coordinator.tables.rows import FIXED, Row
@@ -182,7 +182,7 @@ def test_without_cleaning_the_tables_and_their_fingerprint_are_those_of_before(p
     out, dest, _ = plain
     zero = make(out, tmp_path / "zero", "--listing-page-entities", "0", "--min-properties", "0", "--no-deduplicate",
                 "--min-column-fill", "0")
-    assert files(zero) == files(dest)
+    assert table_files(zero) == table_files(dest)
     for cls in json_tables(dest):
         doc = summary(dest, cls)
         assert set(doc["settings"]) == IDENTITY_BEFORE, cls
@@ -196,22 +196,6 @@ def test_without_cleaning_the_tables_and_their_fingerprint_are_those_of_before(p
                                                  "deduplicate": False, "min_column_fill": 0.0}
 
 
-def files(dest: Path) -> dict[str, bytes]:
-    """Every file of a tables folder but the summaries' timings."""
-    found = {}
-    for p in sorted(dest.rglob("*")):
-        if p.is_file() and ".tmp" not in p.parts:
-            rel = p.relative_to(dest).as_posix()
-            if p.name == "summary.json":
-                doc = json.loads(p.read_bytes())
-                for k in ("merge", "created", "dest"):
-                    doc.pop(k, None)
-                found[rel] = json.dumps(doc, sort_keys=True).encode()
-            else:
-                found[rel] = gzip.decompress(p.read_bytes()) if p.name.endswith(".gz") else p.read_bytes()
-    return found
-
-
 def test_cleaned_tables_are_the_same_for_any_memory_budget_fan_in_and_processes(plain, tmp_path):
     """A table held whole (deduplicating, dropping sparse columns) goes to scratch past a quarter of
     --memory-mb: 0.02 MB sends every table of more than a few rows there, and the files are the same."""
@@ -219,7 +203,7 @@ def test_cleaned_tables_are_the_same_for_any_memory_budget_fan_in_and_processes(
     flags = ["--min-properties", "2", "--deduplicate", "--min-column-fill", "0.25", "--listing-page-entities", "40"]
     roomy = make(out, tmp_path / "roomy", *flags)
     tight = make(out, tmp_path / "tight", *flags, "--memory-mb", "0.02", "--fan-in", "2", processes=3)
-    assert files(tight) == files(roomy)
+    assert table_files(tight) == table_files(roomy)
     totals = check(rows, roomy, listing=40, min_properties=2, deduplicate=True, fill=0.25)
     assert totals["duplicate_rows"] and totals["dropped_columns"] and totals["listing_page_rows"]
     assert not [p for p in (tmp_path / "tight").rglob("*") if p.is_file() and ".tmp" in p.parts]
@@ -298,7 +282,7 @@ def test_the_config_file_sets_the_cleaning_and_flags_win(plain, tmp_path, capsys
     config.write_text("[tables]\nlisting_page_entities = 1\nmin_properties = 3\ndeduplicate = true\n"
                       "min_column_fill = 0.25\n" + RAW_RULE_CONFIG, encoding="utf-8")
     from_file = make(out, tmp_path / "file", "--config", str(config))
-    assert files(from_file) == files(make(out, tmp_path / "wdc", "--wdc-cleaning"))
+    assert table_files(from_file) == table_files(make(out, tmp_path / "wdc", "--wdc-cleaning"))
     wdc = {"listing_page_entities": 1, "min_properties": 3, "deduplicate": True, "min_column_fill": 0.25}
     assert summary(from_file, "CreativeWork")["settings"]["cleaning"] == wdc
     for i, (flags, want) in enumerate(((["--config", str(config), "--no-deduplicate", "--min-column-fill", "0"],
@@ -323,7 +307,7 @@ def test_the_cleaning_is_part_of_a_class_fingerprint(plain, tmp_path, capsys):
     assert "skipping" in capsys.readouterr().err
     make(out, copy)
     assert "again" in capsys.readouterr().err
-    assert files(copy) == files(dest)
+    assert table_files(copy) == table_files(dest)
 
 
 @pytest.mark.parametrize("text, named", [

@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import one_line_error
+from conftest import one_line_error, table_files
 from quadfleet.cli import main
 
 duckdb = pytest.importorskip("duckdb", reason="the oracle is a DuckDB query (pip install -e '.[test]')")
@@ -197,25 +197,9 @@ def test_output_is_the_same_for_any_processes_and_memory(made, tmp_path):
     other = tmp_path / "other"
     assert main(["tables", str(out), "--out", str(other), "--format", "json", "--processes", "3",
                  "--memory-mb", "0.05", "--fan-in", "2", "--quiet"]) == 0
-    assert _files(other) == _files(dest)
+    assert table_files(other) == table_files(dest)
     doc = json.loads((other / "Product" / "summary.json").read_text())
     assert doc["merge"]["runs"] > 1 or doc["rows"] < 5
-
-
-def _files(dest: Path) -> dict[str, bytes]:
-    """Every file of a tables folder but the summaries' timings."""
-    out = {}
-    for p in sorted(dest.rglob("*")):
-        if p.is_file() and ".tmp" not in p.parts:
-            rel = p.relative_to(dest).as_posix()
-            if p.name == "summary.json":
-                doc = json.loads(p.read_bytes())
-                for k in ("merge", "created", "dest"):
-                    doc.pop(k, None)
-                out[rel] = json.dumps(doc, sort_keys=True).encode()
-            else:
-                out[rel] = gzip.decompress(p.read_bytes()) if p.name.endswith(".gz") else p.read_bytes()
-    return out
 
 
 def test_host_ranges_concatenate_to_the_whole_class_for_any_processes(made, tmp_path):
@@ -231,7 +215,7 @@ def test_host_ranges_concatenate_to_the_whole_class_for_any_processes(made, tmp_
                  "--quiet"]) == 0
     assert main(["tables", str(out), "--out", str(again), "--format", "json", "--ranges", "4", "--processes", "3",
                  "--memory-mb", "0.05", "--fan-in", "2", "--quiet"]) == 0
-    assert _files(cut) == _files(again)
+    assert table_files(cut) == table_files(again)
     split = 0
     for summary in sorted(dest.glob("*/summary.json")):
         name = summary.parent.name
@@ -281,7 +265,7 @@ def test_rerun_reads_nothing_and_a_new_input_redoes_the_classes(made, tmp_path, 
     assert main(["tables", str(out), "--out", str(copy), "--format", "json", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert "skipping" in err and "reading" not in err
-    assert _files(copy) == _files(dest)
+    assert table_files(copy) == table_files(dest)
 
 
 def test_killed_run_and_rerun_give_the_same_tables(made, tmp_path):
@@ -304,7 +288,7 @@ def test_killed_run_and_rerun_give_the_same_tables(made, tmp_path):
     assert list(again.glob(".tmp/run-*")), "the killed run left no scratch (so this tested nothing)"
     res = subprocess.run(CLI + args, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
-    assert _files(again) == _files(dest)
+    assert table_files(again) == table_files(dest)
     assert not list(again.glob(".tmp/run-*"))
 
 
@@ -355,7 +339,7 @@ def test_a_page_crawled_twice_is_one_row_with_the_values_of_both(made, tmp_path)
     (twice / "done" / "zz-again").write_bytes(b"")
     again = tmp_path / "t"
     assert main(["tables", str(twice), "--out", str(again), "--format", "json", "--quiet", "--processes", "2"]) == 0
-    before, after = _files(dest), _files(again)
+    before, after = table_files(dest), table_files(again)
     changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
     assert changed and all(k.endswith(("summary.json", ".parquet")) or "/json/" in k for k in changed)
     url = graph[1:-1]
@@ -420,7 +404,7 @@ def test_a_run_without_format_json_keeps_the_json_tables_and_one_with_says_it_re
     assert main(["sample", "--out", str(out), "--quiet"]) == 0
     dest = out / "tables-merged"
     assert main(["tables", str(out), "--format", "json", "--quiet", "--processes", "1"]) == 0
-    before = _files(dest)
+    before = table_files(dest)
     assert any("/json/" in name for name in before)
     capsys.readouterr()
     assert main(["tables", str(out), "--quiet", "--processes", "1"]) == 0
@@ -430,7 +414,7 @@ def test_a_run_without_format_json_keeps_the_json_tables_and_one_with_says_it_re
     assert (f"keeping the JSON tables of {len(classes)} classes (an earlier --format json made them; the Parquet "
             f"parts are the same): delete {dest}/<Class>/json to drop them") in err, err
     classes_of = lambda files: {k: v for k, v in files.items() if k != "summary.json"}  # noqa: E731
-    assert classes_of(_files(dest)) == classes_of(before)
+    assert classes_of(table_files(dest)) == classes_of(before)
     # Parquet only first, then JSON: every class made again, and said before the work
     only = tmp_path / "only"
     assert main(["tables", str(out), "--out", str(only), "--quiet", "--processes", "1"]) == 0
@@ -440,4 +424,4 @@ def test_a_run_without_format_json_keeps_the_json_tables_and_one_with_says_it_re
     assert err[0] == (f"making {len(classes)} classes again for --format json: the JSON tables are written with the "
                       f"Parquet parts ({', '.join(classes)})"), err
     assert err[1].startswith("reading "), err
-    assert _files(only) == before
+    assert table_files(only) == before

@@ -127,6 +127,14 @@ def lexical_form(rest: str) -> str:
     return unescape(lexical) if "\\" in lexical else lexical
 
 
+def _misspelt(out: PageCheck, term: Term, subject: str, line: int, prop: str, written: str) -> None:
+    """The errors in a class's or a property's spelling, on one quad."""
+    for kind in term.kinds:
+        out.findings.append(Finding(kind, subject, line, prop, written))
+    if term.rule is not None:
+        out.repairable = out.misspelt = True
+
+
 def check_lines(lines: list[str], full: bool = True) -> PageCheck:
     """Every error of a page's lines of one format (quadfleet's own N-Quads: one quad per line); with ``full``
     false, only those a repair mends (spellings and literals given to object properties: what the merges need
@@ -166,10 +174,7 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
             if term.names:
                 names.setdefault(s, set()).update(term.names)
             if term.kinds:
-                for kind in term.kinds:
-                    findings.append(Finding(kind, s, i, RDF_TYPE_IRI, obj[1:-1]))
-                if term.rule is not None:
-                    out.repairable = out.misspelt = True
+                _misspelt(out, term, s, i, RDF_TYPE_IRI, obj[1:-1])
             continue
         pred = known(p, _PREDICATES)
         if pred is _PREDICATES:
@@ -180,10 +185,7 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
         s = line[:a]
         term = pred.term
         if term.kinds:
-            for kind in term.kinds:
-                findings.append(Finding(kind, s, i, term.key, p[1:-1]))
-            if term.rule is not None:
-                out.repairable = out.misspelt = True
+            _misspelt(out, term, s, i, term.key, p[1:-1])
         if term.prop is None:
             continue
         if line[b + 1] == '"':
