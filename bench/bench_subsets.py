@@ -142,7 +142,7 @@ def page_entry(lines: list[str], fmts: list[str], cmap: dict) -> tuple[list[str]
         if mine:
             new, done = repair_lines(mine, check_lines(mine))
             if done:
-                repaired.append(fmt)
+                repaired.append(f"{fmt}:{','.join(map(str, sorted({r.line for r in done})))}")
             fixed += new
     for line in fixed:
         m = TYPE_OF.match(line)
@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-subsets-"))
     shared = work / "shared"
     note = shared / "generated.json"
-    wanted = {"inputs": counts[-1], "pages": args.pages, "index": 3}  # 3: the repaired formats too
+    wanted = {"inputs": counts[-1], "pages": args.pages, "index": 4}  # 4: the repaired formats, with their lines
     try:
         if note.exists() and json.loads(note.read_text())["options"] == wanted \
                 and "input_quads" in json.loads(note.read_text()):

@@ -48,7 +48,7 @@ from ...worker.output.pageindex import CLASSES_COLUMN, REPAIRED_COLUMN
 from ...worker.output.subsets import SUBSET_FORMATS, reachable_lines
 from ...worker.pipeline.domains import PldCache
 from ...worker.quality.check import check_lines
-from ...worker.quality.repair import RULES, Repair, repair_lines
+from ...worker.quality.repair import RULES, Repair, repair_line, repair_lines
 from ...worker.rdf.schemaorg import class_map
 from .classes import spelt_classes
 from .extsort import ClassSpiller
@@ -228,22 +228,45 @@ class QuadRuns(GroupRuns):
         return self._seen_map
 
 
-def listed(row: list[str], col: int | None) -> tuple[str, ...]:
-    """The formats an index row says a repair changes (none without the column or on an empty cell)."""
+def listed(row: list[str], col: int | None) -> dict[str, tuple[int, ...] | None]:
+    """Format -> the indexes of its lines a repair changes, as an index row lists them (``fmt:0,4``; a format
+    without indexes: None, every line is checked); empty without the column or on an empty cell."""
     if col is None or col >= len(row) or not row[col]:
-        return ()
-    return tuple(f for f in row[col].split() if f in SUBSET_FORMATS)
+        return {}
+    out: dict[str, tuple[int, ...] | None] = {}
+    for entry in row[col].split():
+        fmt, _, numbers = entry.partition(":")
+        if fmt in SUBSET_FORMATS:
+            try:
+                out[fmt] = tuple(int(n) for n in numbers.split(",")) if numbers else None
+            except ValueError:
+                raise InputFileError(f"{entry[:80]!r} is no list of line numbers: re-extract this input") from None
+    return out
 
 
-def repaired_lines(lines: list[bytes], made: list[Repair]) -> list[bytes]:
+def repaired_lines(lines: list[bytes], made: list[Repair], numbers: tuple[int, ...] | None) -> list[bytes]:
     """A page's lines of one format with every repair made (``lines`` itself when none applies), the repairs
-    appended to ``made``."""
-    text = list(map(bytes.decode, lines))     # UTF-8, as the data files are written
-    new, done = repair_lines(text, check_lines(text, full=False))
-    if not done:
+    appended to ``made``. ``numbers``: the lines to repair (only they are decoded), or None: check them all."""
+    if numbers is None:
+        text = list(map(bytes.decode, lines))     # UTF-8, as the data files are written
+        new, done = repair_lines(text, check_lines(text, full=False))
+        if not done:
+            return lines
+        made += done
+        return list(map(str.encode, new))
+    out: list[bytes] = []
+    at = 0
+    for i in numbers:
+        fixed = repair_line(lines[i].decode(), i) if at <= i < len(lines) else None
+        if fixed is not None:
+            out += lines[at:i]
+            out += map(str.encode, fixed[0])
+            made += fixed[1]
+            at = i + 1
+    if not at:
         return lines
-    made += done
-    return list(map(str.encode, new))
+    out += lines[at:]
+    return list(dict.fromkeys(out))
 
 
 def reached(made: list[Repair], chosen: list[str]) -> list[Repair]:
@@ -282,7 +305,7 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None], int | N
         for n, row in enumerate(rows, 2):
             page: list[bytes] = []
             names = row[ccol].split() if ccol < len(row) else []
-            fixes = listed(row, rcol) if rcol is not None and names else ()
+            fixes = listed(row, rcol) if rcol is not None and names else {}
             # repaired only for a class to be made (a rerun's complete classes are in skip)
             repair = bool(fixes) and runs.repairs_on and not runs.skip.issuperset(names)
             made: list[Repair] = []
@@ -299,7 +322,7 @@ def read_indexed(ref: InputRef, rows, cols: tuple[int, list[int | None], int | N
                     raise InputFileError(f"{ref.data[i][1]}: fewer lines than its page index says "
                                          f"(row {n}): re-extract this input")
                 if repair and SUBSET_FORMATS[i] in fixes:
-                    got = repaired_lines(got, made)
+                    got = repaired_lines(got, made, fixes[SUBSET_FORMATS[i]])
                 page += got
             if names and page:
                 _add_page(page, tuple(names), ref, mode, runs, plds, made, bool(fixes) and not runs.repairs_on)

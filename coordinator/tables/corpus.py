@@ -189,7 +189,14 @@ def write_top(dest_store, out: str, dest: str, result: TablesResult, names: list
         if doc is not None:
             classes[name] = {k: doc.get(k) for k in ("tables", "rows", "rows_with_entity_key", "duplicate_groups",
                                                      "cross_host_groups", "parts", "bytes", "inputs", "cleaning")}
+            if "repairs" in doc:
+                classes[name]["repairs"] = doc["repairs"]
     totals = {k: sum(c[k] or 0 for c in classes.values()) for k in ("tables", "rows", "parts", "bytes")}
+    if any("repairs" in c for c in classes.values()):   # repairs in the rows read, by rule
+        totals["repairs"] = {}
+        for c in classes.values():
+            for rule, n in (c.get("repairs") or {}).items():
+                totals["repairs"][rule] = totals["repairs"].get(rule, 0) + n
     dest_store.write_top({"source": out, "dest": dest, "inputs": result.inputs, "fingerprint": fp,
                           "classes": classes, "empty": empty, "totals": totals, "failed": dict(result.failed),
                           "merge": result.phases,

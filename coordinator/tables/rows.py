@@ -31,9 +31,7 @@ import re
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _enc  # C: a str as a JSON string, non-ASCII kept
 
-from ...worker.output.subsets import repaired_configured
-from ...worker.quality.check import check_lines
-from ...worker.quality.repair import NODE_PREFIX, repair_lines
+from ...worker.quality.repair import NODE_PREFIX, Repair, needs_repair, repair_line
 from ...worker.rdf.nquads import unescape
 from ...worker.rdf.schemaorg import CANONICAL, local_name
 from .keys import entity_key, entity_keys
@@ -98,14 +96,17 @@ def _term(tok: str) -> str:
 class Page:
     """One page's quads of one format, split into terms: per subject its (property, object) pairs and types."""
 
-    __slots__ = ("props", "types", "bad", "reached")
+    __slots__ = ("props", "types", "bad", "reached", "repairs")
 
-    def __init__(self, lines: list[str]):
+    def __init__(self, lines: list[str], repair: bool = False):
+        """``repair``: the lines with a repair (:func:`quadfleet.worker.quality.repair.needs_repair`) are read as
+        the lines they become (each repair is its line's own), the repairs made kept in ``repairs``."""
         props: dict[str, list[tuple[str, str]]] = {}
         types: dict[str, list[str]] = {}
         bad = 0
         seen: set[str] = set()      # a quad written twice (two records of one URL) counts once
-        for line in lines:
+        self.repairs: list[Repair] = []
+        for line in (_repaired(lines, self.repairs) if repair else lines):
             if line in seen:
                 continue
             seen.add(line)
@@ -197,15 +198,29 @@ class Row:
         return self.fixed[:-1] + "," + ",".join(f'"{name}":{text}' for name, text in self.cells) + "}"
 
 
-def _row_classes(page: Page, cmap: dict[str, tuple[str, ...]], repair: bool) -> dict[str, tuple[str, ...]]:
-    """Subject -> the configured classes it belongs to (with ``repair``, a misspelt class as the class it means)."""
+def _repaired(lines: list[str], repairs: list[Repair]):
+    """The lines, each line with a repair replaced by what it becomes (its repairs added to ``repairs``)."""
+    for i, line in enumerate(lines):
+        a = line.find(" ")
+        b = line.find(" ", a + 1)
+        if b > 0 and needs_repair(line[a + 1:b], line[b + 1:line.find(" ", b + 1)]):
+            fixed = repair_line(line, i)
+            if fixed is not None:
+                repairs += fixed[1]
+                yield from fixed[0]
+                continue
+        yield line
+
+
+def _row_classes(page: Page, cmap: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """Subject -> the configured classes it belongs to (a node a repair made is none)."""
     out = {}
     for subject, iris in page.types.items():
+        if subject.startswith(NODE_PREFIX):
+            continue
         classes: tuple[str, ...] = ()
         for iri in iris:
             hit = cmap.get(iri)
-            if hit is None and repair:
-                hit = repaired_configured(iri, cmap)
             if hit:
                 classes = hit if not classes else tuple(dict.fromkeys(classes + hit))
         if classes:
@@ -216,22 +231,14 @@ def _row_classes(page: Page, cmap: dict[str, tuple[str, ...]], repair: bool) -> 
 def page_rows(lines: list[str], fmt: str, url: str, host: str, pld: str, cmap: dict[str, tuple[str, ...]],
               repair: bool = False) -> tuple[list[tuple[tuple[str, ...], Row]], int]:
     """The rows of one page's lines of one format, each with the configured classes it belongs to, and the
-    number of lines that are not quads (left out). With ``repair``, a page with rows is checked and its lines
-    repaired first (:mod:`quadfleet.worker.quality.repair`), and each row says in ``repairs`` what was changed
-    on it or on the nodes nested in it; a page without a row is not checked (its rows are what cost)."""
-    page = Page(lines)
-    entities = _row_classes(page, cmap, repair)
+    number of lines that are not quads (left out). With ``repair``, the rows are made from the repaired lines
+    (:mod:`quadfleet.worker.quality.repair`), and each row says in ``repairs`` what was changed on it or on the
+    nodes nested in it (a node a repair made for a literal is a value, never a row)."""
+    page = Page(lines, repair)
+    entities = _row_classes(page, cmap)
     by_subject: dict[str, list] = {}
-    if entities and repair:
-        check = check_lines(lines, full=False)
-        if check.repairable:
-            fixed_lines, done = repair_lines(lines, check)
-            bad = page.bad
-            page = Page(fixed_lines)
-            page.bad = bad
-            entities = {s: c for s, c in _row_classes(page, cmap, False).items() if not s.startswith(NODE_PREFIX)}
-            for r in done:
-                by_subject.setdefault(r.subject, []).append(r)
+    for r in page.repairs:
+        by_subject.setdefault(r.subject, []).append(r)
     rows = []
     for subject, classes in entities.items():
         page.reached = []

@@ -78,8 +78,12 @@ def index_pages(out: Path, iid: str) -> list[dict]:
     for row, lines in zip(rows, per_page):
         if lines:
             fixed = {fmt: repair_lines(ls, check_lines(ls)) for fmt, ls in lines.items()}
+            entries = dict(e.split(":") for e in row[REPAIRED_COLUMN].split())
+            # each listed format with the indexes of the lines its repairs changed
+            assert entries == {fmt: ",".join(map(str, sorted({r.line for r in done})))
+                               for fmt, (_, done) in fixed.items() if done}, row["url"]
             pages.append({"url": row["url"], "lines": lines, "classes": row["classes"].split(),
-                          "listed": set(row[REPAIRED_COLUMN].split()), "fixed": fixed})
+                          "listed": set(entries), "fixed": fixed})
     return pages
 
 
@@ -217,7 +221,8 @@ def test_a_class_in_the_wrong_case_is_in_its_subset_only_with_repairs(tmp_path, 
     out = _extract(tmp_path)
     calls = []
     real = read.repaired_lines
-    monkeypatch.setattr(read, "repaired_lines", lambda lines, made: calls.append(len(lines)) or real(lines, made))
+    monkeypatch.setattr(read, "repaired_lines",
+                        lambda lines, made, numbers: calls.append(len(lines)) or real(lines, made, numbers))
     on = tmp_path / "on"
     assert main(["subsets", str(out), "--out", str(on), "--quiet", "--processes", "1"]) == 0
     assert calls == [2], "only the listed page's microdata is decoded and repaired"

@@ -158,3 +158,13 @@ def test_a_quantity_written_as_text_is_flagged_but_kept():
     assert [f.kind for f in check.findings] == ["literal-for-object", "literal-for-object"]
     assert not check.repairable
     assert repair_lines(lines, check) == (lines, [])
+
+
+def test_lines_that_are_no_quads_are_passed_over():
+    lines = ["", "\n", "_:a\n", "_:a <http://schema.org/author> \n", '_:a <http://schema.org/author> "x\n',
+             f"_:a {TYPE} \n", f"_:a {TYPE} <http://schema.org/product\n", "# a comment\n",
+             *page("_:a <http://schema.org/author> \"Jane\"")]
+    check = check_lines(lines)
+    assert [(f.kind, f.line) for f in check.findings] == [("literal-for-object", 8)]
+    new, done = repair_lines(lines, check)
+    assert new[:8] == lines[:8] and len(done) == 1

@@ -16,7 +16,8 @@ from .compression import remove_scratch
 PAGE_INDEX_COLUMNS = ("url", "archive", "offset", "length", "fetch_time", "prefilter", "formats", "triples")
 CLASSES_COLUMN = "classes"
 # With repairs on for the subsets ([quality] repair_subsets): the formats whose lines a repair changes on the
-# page (worker/quality/repair.py), so that `quadfleet subsets` repairs those pages alone.
+# page, each with the indexes of those lines among the page's lines of the format ("html-microdata:0,4"; see
+# worker/quality/repair.py), so that `quadfleet subsets` repairs those lines alone.
 REPAIRED_COLUMN = "repaired"
 
 

@@ -82,17 +82,20 @@ def page_lines(results: dict, repaired: dict[str, list[str]] | None = None) -> l
     return out
 
 
-def repaired_formats(checks: dict | None) -> dict[str, list[str]]:
-    """Format id -> its repaired lines, for the subsets' formats a repair changes (``checks``: format id -> (lines,
-    PageCheck), :func:`quadfleet.worker.quality.check.check_results`)."""
-    out: dict[str, list[str]] = {}
+def repaired_formats(checks: dict | None) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
+    """For the subsets' formats a repair changes: format id -> its repaired lines, and format id -> the indexes of
+    the lines the repairs changed (what the page index lists, so the merge repairs those lines alone). ``checks``:
+    format id -> (lines, PageCheck), :func:`quadfleet.worker.quality.check.check_results`."""
+    lines_of: dict[str, list[str]] = {}
+    numbers: dict[str, list[int]] = {}
     for fmt in SUBSET_FORMATS:
         found = checks.get(fmt) if checks else None
         if found is not None and found[1].repairable:
             lines, done = repair_lines(*found)
             if done:
-                out[fmt] = lines
-    return out
+                lines_of[fmt] = lines
+                numbers[fmt] = sorted({r.line for r in done})
+    return lines_of, numbers
 
 
 def reachable_lines(lines: list[str], cmap: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
@@ -158,7 +161,7 @@ class ClassMembership:
         hits = entity_hits(results, self.cmap, self.repair)
         if not hits:
             return [], []
-        repaired = repaired_formats(checks) if self.repair else {}
+        repaired, numbers = repaired_formats(checks) if self.repair else ({}, {})
         if self.mode == "page":
             n = sum(len(repaired[f]) if f in repaired else len(results[f].lines) for f in SUBSET_FORMATS
                     if f in results)
@@ -175,4 +178,4 @@ class ClassMembership:
             st["entities"] += hits.get(cls, 0)
             st["quads"] += quads[cls]
             self.plds[cls].add(pld)
-        return sorted(quads), sorted(repaired)
+        return sorted(quads), [f"{fmt}:{','.join(map(str, numbers[fmt]))}" for fmt in sorted(repaired)]

@@ -72,6 +72,7 @@ class _Predicate:
     domain: bool                      # the property has a domain to check
 
 
+_QUAD_ENDS = ("> .\n", "> .")   # a quad ends with its graph (the page's URL), as quadfleet writes it
 _PREDICATES: dict[str, _Predicate | None] = {}
 _TYPES: dict[str, Term | None] = {}
 
@@ -152,7 +153,7 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
     for i, line in enumerate(lines):
         a = line.find(" ")
         b = line.find(" ", a + 1)
-        if b < 0:
+        if b < 0 or not line.endswith(_QUAD_ENDS):   # not a quad (a damaged data file): no error of ours
             continue
         p = line[a + 1:b]
         if p == RDF_TYPE:

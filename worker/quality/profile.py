@@ -8,9 +8,8 @@ in quads; and per term as written (what the report shows as the most common erro
 """
 from __future__ import annotations
 
-from .check import LITERAL_FOR_OBJECT, RDF_TYPE, PageCheck, lexical_form
-from .repair import enumeration_member
-from .terms import class_term, property_term
+from .check import PageCheck
+from .repair import repair_line
 
 TABLES = ("quality_checked", "quality_errors", "quality_classes", "quality_properties", "quality_plds",
           "quality_terms", "repairs")
@@ -21,23 +20,13 @@ def _bump(table: dict, key: str, n: int = 1) -> None:
 
 
 def rule_counts(lines: list[str], check: PageCheck) -> dict[str, int]:
-    """Rule -> the repairs :func:`.repair.repair_lines` would make on these lines (counted without making them)."""
+    """Rule -> the repairs :func:`.repair.repair_lines` makes on these lines."""
     out: dict[str, int] = {}
-    if not check.repairable:
-        return out
-    literals = {f.line for f in check.findings if f.kind == LITERAL_FOR_OBJECT}
-    for i in sorted({f.line for f in check.findings}):
-        s, p, rest = lines[i].split(" ", 2)
-        if p == RDF_TYPE:
-            term = class_term(rest[1:rest.index(">")])
-            if term is not None and term.rule:
-                _bump(out, term.rule)
-            continue
-        term = property_term(p[1:-1])
-        if term is not None and term.rule:
-            _bump(out, term.rule)
-        if i in literals and not term.prop.quantity:
-            _bump(out, "literal-to-node" if enumeration_member(term.prop, lexical_form(rest)) is None else "enumeration-member")
+    if check.repairable:
+        for i in sorted({f.line for f in check.findings}):
+            fixed = repair_line(lines[i], i)
+            for r in fixed[1] if fixed is not None else ():
+                _bump(out, r.rule)
     return out
 
 

@@ -24,8 +24,8 @@ import hashlib
 from dataclasses import dataclass
 
 from ..rdf.schemaorg import CANONICAL, PREFIXES
-from .check import LITERAL_FOR_OBJECT, RDF_TYPE, PageCheck, lexical_form
-from .terms import class_term, property_term
+from .check import RDF_TYPE, PageCheck, lexical_form
+from .terms import MEMO, class_term, property_term
 from .vocabulary import common_class, vocabulary
 
 NAME = f"<{CANONICAL}name>"
@@ -37,13 +37,15 @@ RULES = ("namespace", "case", "enumeration-member", "literal-to-node")
 
 @dataclass(frozen=True, slots=True)
 class Repair:
-    """One repair: its rule, the subject it was made on, the property, and what was written before and after."""
+    """One repair: its rule, the subject it was made on, the property, what was written before and after, and the
+    index of the line it was made on among the page's lines of its format (-1: not known)."""
 
     rule: str
     subject: str
     prop: str
     before: str
     after: str
+    line: int = -1
 
     def as_json(self) -> dict:
         return {"rule": self.rule, "property": self.prop, "from": self.before, "to": self.after}
@@ -66,55 +68,98 @@ def _node(s: str, p: str, rest: str) -> str:
     return NODE_PREFIX + digest
 
 
-def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list[str], done: list[Repair]) -> None:
+def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list[str], done: list[Repair], at: int) -> None:
     graph_at = rest.rindex(" <")
     literal, tail = rest[:graph_at], rest[graph_at:]
     lexical = lexical_form(rest)
     member = enumeration_member(info, lexical)
     if member is not None:
         out.append(f"{s} {p} <{CANONICAL}{member}>{tail}")
-        done.append(Repair("enumeration-member", s, prop, literal, CANONICAL + member))
+        done.append(Repair("enumeration-member", s, prop, literal, CANONICAL + member, at))
         return
     cls = common_class(info.range_classes)
     node = _node(s, p, rest)
     out += [f"{s} {p} {node}{tail}", f"{node} {RDF_TYPE} <{CANONICAL}{cls}>{tail}", f"{node} {NAME} {literal}{tail}"]
-    done.append(Repair("literal-to-node", s, prop, literal, f"{node} a {CANONICAL}{cls}"))
+    done.append(Repair("literal-to-node", s, prop, literal, f"{node} a {CANONICAL}{cls}", at))
+
+
+def repair_line(line: str, at: int = -1) -> tuple[list[str], list[Repair]] | None:
+    """One quad repaired (every repair is a line's own): the lines it becomes and the repairs made (numbered
+    ``at``), or None when no repair applies to it."""
+    try:
+        s, p, rest = line.split(" ", 2)
+        if p == RDF_TYPE:
+            end = rest.index(">") if rest[:1] == "<" else -1
+            term = class_term(rest[1:end]) if end > 0 else None
+            if term is None or term.rule is None:
+                return None
+            tail = rest[end + 1:]
+            return ([f"{s} {p} <{new}>{tail}" for new in term.repaired],
+                    [Repair(term.rule, s, RDF_TYPE[1:-1], rest[1:end], " ".join(term.repaired), at)])
+        term = property_term(p[1:-1])
+        if term is None:
+            return None
+        out: list[str] = []
+        done: list[Repair] = []
+        if term.rule is not None:
+            done.append(Repair(term.rule, s, term.key, p[1:-1], term.repaired[0], at))
+            p = f"<{term.repaired[0]}>"
+        info = term.prop
+        if info is not None and rest[:1] == '"' and info.objects_only and not info.quantity:
+            _fix_literal(s, p, rest, term.key, info, out, done, at)
+        elif done:
+            out.append(f"{s} {p} {rest}")
+        return (out, done) if done else None
+    except ValueError:   # not a quad (a damaged data file): nothing to repair
+        return None
+
+
+_PREDICATE_NEEDS: dict[str, int] = {}   # predicate token -> 0, or MISSPELT | LITERAL
+_CLASS_NEEDS: dict[str, bool] = {}      # rdf:type object token -> misspelt
+MISSPELT, LITERAL = 1, 2
+
+
+def needs_repair(p: str, o: str) -> bool:
+    """Whether a quad (its predicate and object tokens, as in the line) has a repair: two memo lookups, so that a
+    reader that splits every line already (the table corpus's) finds the few lines to repair for nearly nothing."""
+    if p == RDF_TYPE:
+        found = _CLASS_NEEDS.get(o)
+        if found is None:
+            if len(_CLASS_NEEDS) > MEMO:
+                _CLASS_NEEDS.clear()
+            term = class_term(o[1:-1]) if o[:1] == "<" else None
+            found = _CLASS_NEEDS[o] = term is not None and term.rule is not None
+        return found
+    flags = _PREDICATE_NEEDS.get(p)
+    if flags is None:
+        if len(_PREDICATE_NEEDS) > MEMO:
+            _PREDICATE_NEEDS.clear()
+        term = property_term(p[1:-1])
+        info = term.prop if term is not None else None
+        flags = _PREDICATE_NEEDS[p] = ((MISSPELT if term is not None and term.rule is not None else 0)
+                                       | (LITERAL if info is not None and info.objects_only and not info.quantity
+                                          else 0))
+    return bool(flags & MISSPELT or flags & LITERAL and o[:1] == '"')
 
 
 def repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
     """The page's lines with every repair made (``lines`` itself when none applies), and the repairs made.
-    ``check``: :func:`.check.check_lines` of the lines (``full=False`` is enough)."""
+    ``check``: :func:`.check.check_lines` of the lines (``full=False`` is enough): only the lines it found an
+    error on are looked at."""
     if not check.repairable:
         return lines, []
-    todo = sorted({f.line for f in check.findings})
-    literals = {f.line for f in check.findings if f.kind == LITERAL_FOR_OBJECT}
     out: list[str] = []
     done: list[Repair] = []
     at = 0
-    for i in todo:
-        out += lines[at:i]
-        at = i + 1
-        line = lines[i]
-        s, p, rest = line.split(" ", 2)
-        if p == RDF_TYPE:
-            iri = rest[1:rest.index(">")]
-            term = class_term(iri)
-            if term is None or term.rule is None:
-                out.append(line)
-                continue
-            tail = rest[rest.index(">") + 1:]
-            out += [f"{s} {p} <{new}>{tail}" for new in term.repaired]
-            done.append(Repair(term.rule, s, RDF_TYPE[1:-1], iri, " ".join(term.repaired)))
+    for i in sorted({f.line for f in check.findings}):
+        fixed = repair_line(lines[i], i)
+        if fixed is None:
             continue
-        term = property_term(p[1:-1])
-        prop = term.key if term is not None else p[1:-1]
-        if term is not None and term.rule is not None:
-            new = f"<{term.repaired[0]}>"
-            done.append(Repair(term.rule, s, prop, p[1:-1], term.repaired[0]))
-            p = new
-        if i in literals and not term.prop.quantity:
-            _fix_literal(s, p, rest, prop, term.prop, out, done)
-        else:
-            out.append(f"{s} {p} {rest}")
+        out += lines[at:i]
+        out += fixed[0]
+        done += fixed[1]
+        at = i + 1
+    if not done:
+        return lines, []
     out += lines[at:]
     return list(dict.fromkeys(out)), done
