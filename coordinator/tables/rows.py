@@ -31,7 +31,8 @@ import re
 from dataclasses import dataclass
 from json.encoder import encode_basestring as _enc  # C: a str as a JSON string, non-ASCII kept
 
-from ...worker.quality.repair import NODE_PREFIX, Repair, needs_repair, repair_line
+from ...worker.quality.repair import (ALWAYS, IF_LITERAL, NODE_PREFIX, REPAIR_OF_CLASS, REPAIR_OF_PREDICATE, Repair,
+                                      class_repair, predicate_repair, repair_line)
 from ...worker.rdf.nquads import unescape
 from ...worker.rdf.schemaorg import CANONICAL, local_name
 from .keys import entity_key, entity_keys
@@ -99,14 +100,15 @@ class Page:
     __slots__ = ("props", "types", "bad", "reached", "repairs")
 
     def __init__(self, lines: list[str], repair: bool = False):
-        """``repair``: the lines with a repair (:func:`quadfleet.worker.quality.repair.needs_repair`) are read as
-        the lines they become (each repair is its line's own), the repairs made kept in ``repairs``."""
+        """``repair``: the lines with a repair are read as the lines they become (each repair is its line's own),
+        the repairs made kept in ``repairs``. Which lines: :func:`quadfleet.worker.quality.repair.needs_repair`,
+        whose memos are looked up here at once (one dict lookup a line)."""
         props: dict[str, list[tuple[str, str]]] = {}
         types: dict[str, list[str]] = {}
         bad = 0
         seen: set[str] = set()      # a quad written twice (two records of one URL) counts once
         self.repairs: list[Repair] = []
-        for line in (_repaired(lines, self.repairs) if repair else lines):
+        for i, line in enumerate(lines):
             if line in seen:
                 continue
             seen.add(line)
@@ -116,28 +118,53 @@ class Page:
             except ValueError:
                 bad += 1
                 continue
-            if p == RDF_TYPE:
-                if o[:1] == "<":
-                    found = types.get(s)
-                    if found is None:
-                        types[s] = [o[1:-1]]
-                    elif o[1:-1] not in found:
-                        found.append(o[1:-1])
-                continue
-            name = _PREDICATES.get(p, _MISS)
-            if name is _MISS:
-                name = _predicate(p)
-            if name is None:
-                if s not in props:
-                    props[s] = []
-                continue
-            found = props.get(s)
-            if found is None:
-                props[s] = [(name, o)]
-            else:
-                found.append((name, o))
+            quads: tuple | list = ((s, p, o),)
+            if repair:
+                if p == RDF_TYPE:
+                    need = REPAIR_OF_CLASS.get(o)
+                    if need is None:
+                        need = class_repair(o)
+                else:
+                    need = REPAIR_OF_PREDICATE.get(p)
+                    if need is None:
+                        need = predicate_repair(p)
+                if need == ALWAYS or need == IF_LITERAL and o[:1] == '"':
+                    got = self._repair(line, i, seen)
+                    if got is not None:
+                        quads = got
+            for s, p, o in quads:
+                if p == RDF_TYPE:
+                    if o[:1] == "<":
+                        found = types.get(s)
+                        if found is None:
+                            types[s] = [o[1:-1]]
+                        elif o[1:-1] not in found:
+                            found.append(o[1:-1])
+                    continue
+                name = _PREDICATES.get(p, _MISS)
+                if name is _MISS:
+                    name = _predicate(p)
+                if name is None:
+                    if s not in props:
+                        props[s] = []
+                    continue
+                found = props.get(s)
+                if found is None:
+                    props[s] = [(name, o)]
+                else:
+                    found.append((name, o))
         self.props, self.types, self.bad = props, types, bad
         self.reached: list[str] = []   # the nodes nested into rows, in the order they were (for the repairs column)
+
+    def _repair(self, line: str, at: int, seen: set[str]) -> list[tuple[str, str, str]] | None:
+        """The terms of the quads a line with a repair becomes, each once (None: no repair applies after all)."""
+        fixed = repair_line(line, at)
+        if fixed is None:
+            return None
+        self.repairs += fixed[1]
+        new = [x for x in fixed[0] if x not in seen]
+        seen.update(new)
+        return [(q[0], q[1], q[2][:q[2].rindex(" <")]) for q in (x.split(" ", 2) for x in new)]
 
     def text(self, tok: str, depth: int, path: set[str], budget: list[int]) -> str:
         """The JSON text of one value (see the module's docstring)."""
@@ -196,20 +223,6 @@ class Row:
         if not self.cells:
             return self.fixed
         return self.fixed[:-1] + "," + ",".join(f'"{name}":{text}' for name, text in self.cells) + "}"
-
-
-def _repaired(lines: list[str], repairs: list[Repair]):
-    """The lines, each line with a repair replaced by what it becomes (its repairs added to ``repairs``)."""
-    for i, line in enumerate(lines):
-        a = line.find(" ")
-        b = line.find(" ", a + 1)
-        if b > 0 and needs_repair(line[a + 1:b], line[b + 1:line.find(" ", b + 1)]):
-            fixed = repair_line(line, i)
-            if fixed is not None:
-                repairs += fixed[1]
-                yield from fixed[0]
-                continue
-        yield line
 
 
 def _row_classes(page: Page, cmap: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:

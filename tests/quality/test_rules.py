@@ -168,3 +168,16 @@ def test_lines_that_are_no_quads_are_passed_over():
     assert [(f.kind, f.line) for f in check.findings] == [("literal-for-object", 8)]
     new, done = repair_lines(lines, check)
     assert new[:8] == lines[:8] and len(done) == 1
+
+
+def test_the_table_rows_read_a_repaired_line_that_repeats_another_once():
+    from quadfleet.coordinator.tables.rows import page_rows
+    from quadfleet.worker.rdf.schemaorg import class_map
+
+    lines = page(f"_:a {TYPE} <http://schema.org/Product>", f"_:a {TYPE} <http://schema.org/product>",
+                 "_:a <http://schema.org/name> \"Kettle\"", "_:a <http://schema.org/Name> \"Kettle\"")
+    (row,), bad = page_rows(lines, "html-microdata", "http://shop.example/p", "shop.example", "shop.example",
+                            class_map(("Product",)), True)
+    assert bad == 0 and row[1].json_line().count('"Kettle"') == 1
+    assert '"types":["http://schema.org/Product"]' in row[1].json_line()
+    assert [r.rule for r in row[1].repairs] == ["case", "case"]

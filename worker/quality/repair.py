@@ -114,32 +114,45 @@ def repair_line(line: str, at: int = -1) -> tuple[list[str], list[Repair]] | Non
         return None
 
 
-_PREDICATE_NEEDS: dict[str, int] = {}   # predicate token -> 0, or MISSPELT | LITERAL
-_CLASS_NEEDS: dict[str, bool] = {}      # rdf:type object token -> misspelt
-MISSPELT, LITERAL = 1, 2
+# What a quad needs, by its predicate token (for rdf:type, by its object token): a reader that splits every line
+# already (the table corpus's) looks its tokens up here, and a line without a repair costs it one dict lookup.
+NEVER, ALWAYS, IF_LITERAL = 0, 1, 2
+REPAIR_OF_PREDICATE: dict[str, int] = {}
+REPAIR_OF_CLASS: dict[str, int] = {}
+
+
+def predicate_repair(p: str) -> int:
+    """:data:`ALWAYS` for a misspelt property, :data:`IF_LITERAL` for one whose literals become nodes, else
+    :data:`NEVER`; remembered in :data:`REPAIR_OF_PREDICATE`."""
+    if len(REPAIR_OF_PREDICATE) > MEMO:
+        REPAIR_OF_PREDICATE.clear()
+    term = property_term(p[1:-1])
+    info = term.prop if term is not None else None
+    found = (ALWAYS if term is not None and term.rule is not None
+             else IF_LITERAL if info is not None and info.objects_only and not info.quantity else NEVER)
+    REPAIR_OF_PREDICATE[p] = found
+    return found
+
+
+def class_repair(o: str) -> int:
+    """:data:`ALWAYS` for a misspelt class (an ``rdf:type`` object token), else :data:`NEVER`; remembered in
+    :data:`REPAIR_OF_CLASS`."""
+    if len(REPAIR_OF_CLASS) > MEMO:
+        REPAIR_OF_CLASS.clear()
+    term = class_term(o[1:-1]) if o[:1] == "<" else None
+    found = REPAIR_OF_CLASS[o] = ALWAYS if term is not None and term.rule is not None else NEVER
+    return found
 
 
 def needs_repair(p: str, o: str) -> bool:
-    """Whether a quad (its predicate and object tokens, as in the line) has a repair: two memo lookups, so that a
-    reader that splits every line already (the table corpus's) finds the few lines to repair for nearly nothing."""
+    """Whether a quad (its predicate and object tokens, as in the line) has a repair."""
     if p == RDF_TYPE:
-        found = _CLASS_NEEDS.get(o)
-        if found is None:
-            if len(_CLASS_NEEDS) > MEMO:
-                _CLASS_NEEDS.clear()
-            term = class_term(o[1:-1]) if o[:1] == "<" else None
-            found = _CLASS_NEEDS[o] = term is not None and term.rule is not None
-        return found
-    flags = _PREDICATE_NEEDS.get(p)
-    if flags is None:
-        if len(_PREDICATE_NEEDS) > MEMO:
-            _PREDICATE_NEEDS.clear()
-        term = property_term(p[1:-1])
-        info = term.prop if term is not None else None
-        flags = _PREDICATE_NEEDS[p] = ((MISSPELT if term is not None and term.rule is not None else 0)
-                                       | (LITERAL if info is not None and info.objects_only and not info.quantity
-                                          else 0))
-    return bool(flags & MISSPELT or flags & LITERAL and o[:1] == '"')
+        found = REPAIR_OF_CLASS.get(o)
+        return bool(class_repair(o) if found is None else found)
+    found = REPAIR_OF_PREDICATE.get(p)
+    if found is None:
+        found = predicate_repair(p)
+    return found == ALWAYS or found == IF_LITERAL and o[:1] == '"'
 
 
 def repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
