@@ -158,10 +158,11 @@ class GroupRuns:
     def count_repairs(self, cls: str, repairs: list[Repair]) -> None:
         """Count, by rule, the repairs made in lines given to ``cls``."""
         if repairs and cls not in self.skip:
-            counts: dict[str, int] = {}
+            counts = self.repairs.get(cls)
+            if counts is None:
+                counts = self.repairs[cls] = add_counts({}, {})   # (every rule, 0 where none was made)
             for repair in repairs:
-                counts[repair.rule] = counts.get(repair.rule, 0) + 1
-            add_counts(self.repairs.setdefault(cls, {}), counts)
+                counts[repair.rule] += 1
 
     def next_input(self) -> None:
         """The input read so far is done: its data files' bytes counted for each class it gave records to."""

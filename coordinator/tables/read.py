@@ -164,7 +164,8 @@ class RowRuns(GroupRuns):
                     left_out = left_out_record(host, row.row_id)
                     self.add(cls, [left_out], 0, len(left_out))
                 elif self.add(cls, [record], 0, len(record)):
-                    self.count_repairs(cls, row.repairs)
+                    if row.repairs:
+                        self.count_repairs(cls, row.repairs)
                     cols = self.columns.get(cls)
                     if cols is None:
                         cols = self.columns[cls] = set()

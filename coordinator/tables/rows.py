@@ -118,7 +118,6 @@ class Page:
             except ValueError:
                 bad += 1
                 continue
-            quads: tuple | list = ((s, p, o),)
             if repair:
                 if p == RDF_TYPE:
                     need = REPAIR_OF_CLASS.get(o)
@@ -128,43 +127,45 @@ class Page:
                     need = REPAIR_OF_PREDICATE.get(p)
                     if need is None:
                         need = predicate_repair(p)
-                if need == ALWAYS or need == IF_LITERAL and o[:1] == '"':
-                    got = self._repair(line, i, seen)
-                    if got is not None:
-                        quads = got
-            for s, p, o in quads:
-                if p == RDF_TYPE:
-                    if o[:1] == "<":
-                        found = types.get(s)
-                        if found is None:
-                            types[s] = [o[1:-1]]
-                        elif o[1:-1] not in found:
-                            found.append(o[1:-1])
+                if (need == ALWAYS or need == IF_LITERAL and o[:1] == '"') and self._repaired(line, i, seen, props,
+                                                                                               types):
                     continue
-                name = _PREDICATES.get(p, _MISS)
-                if name is _MISS:
-                    name = _predicate(p)
-                if name is None:
-                    if s not in props:
-                        props[s] = []
-                    continue
-                found = props.get(s)
-                if found is None:
-                    props[s] = [(name, o)]
-                else:
-                    found.append((name, o))
+            # (what _add does, written out: this loop runs once per quad of the corpus)
+            if p == RDF_TYPE:
+                if o[:1] == "<":
+                    found = types.get(s)
+                    if found is None:
+                        types[s] = [o[1:-1]]
+                    elif o[1:-1] not in found:
+                        found.append(o[1:-1])
+                continue
+            name = _PREDICATES.get(p, _MISS)
+            if name is _MISS:
+                name = _predicate(p)
+            if name is None:
+                if s not in props:
+                    props[s] = []
+                continue
+            found = props.get(s)
+            if found is None:
+                props[s] = [(name, o)]
+            else:
+                found.append((name, o))
         self.props, self.types, self.bad = props, types, bad
         self.reached: list[str] = []   # the nodes nested into rows, in the order they were (for the repairs column)
 
-    def _repair(self, line: str, at: int, seen: set[str]) -> list[tuple[str, str, str]] | None:
-        """The terms of the quads a line with a repair becomes, each once (None: no repair applies after all)."""
+    def _repaired(self, line: str, at: int, seen: set[str], props: dict, types: dict) -> bool:
+        """Read the quads a line with a repair becomes, each once; False if no repair applies after all."""
         fixed = repair_line(line, at)
         if fixed is None:
-            return None
+            return False
         self.repairs += fixed[1]
-        new = [x for x in fixed[0] if x not in seen]
-        seen.update(new)
-        return [(q[0], q[1], q[2][:q[2].rindex(" <")]) for q in (x.split(" ", 2) for x in new)]
+        for new in fixed[0]:
+            if new not in seen:
+                seen.add(new)
+                s, p, rest = new.split(" ", 2)
+                _add(s, p, rest[:rest.rindex(" <")], props, types)
+        return True
 
     def text(self, tok: str, depth: int, path: set[str], budget: list[int]) -> str:
         """The JSON text of one value (see the module's docstring)."""
@@ -225,6 +226,22 @@ class Row:
         return self.fixed[:-1] + "," + ",".join(f'"{name}":{text}' for name, text in self.cells) + "}"
 
 
+def _add(s: str, p: str, o: str, props: dict, types: dict) -> None:
+    """One quad's terms into a page's types or properties."""
+    if p == RDF_TYPE:
+        if o[:1] == "<":
+            found = types.setdefault(s, [])
+            if o[1:-1] not in found:
+                found.append(o[1:-1])
+        return
+    name = _PREDICATES.get(p, _MISS)
+    if name is _MISS:
+        name = _predicate(p)
+    found = props.setdefault(s, [])
+    if name is not None:
+        found.append((name, o))
+
+
 def _row_classes(page: Page, cmap: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
     """Subject -> the configured classes it belongs to (a node a repair made is none)."""
     out = {}
@@ -261,7 +278,8 @@ def page_rows(lines: list[str], fmt: str, url: str, host: str, pld: str, cmap: d
         key, rule = entity_key(keys)
         term = _term(subject)
         rid = row_id(url, fmt, term)
-        repairs = [r for node in dict.fromkeys([subject, *page.reached]) for r in by_subject.get(node, ())]
+        hits = [node for node in (subject, *page.reached) if node in by_subject] if by_subject else ()
+        repairs = [r for node in dict.fromkeys(hits) for r in by_subject[node]] if hits else []
         fixed = _DUMPS({"row_id": rid, "page_url": url, "host": host, "pld": pld, "format": fmt, "subject": term,
                         "types": schema_types(page.types[subject]), "entity_key": key, "entity_key_rule": rule,
                         "keys": keys, "repairs": [r.as_json() for r in repairs]})
