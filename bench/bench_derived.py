@@ -45,9 +45,9 @@ def _capture(arc: Path, config, scratch: Path, rounds: int) -> tuple[float, list
     from quadfleet.worker.pipeline import process
 
     class Keep:
-        def add_page(self, page, host, pld, results) -> list[str]:
-            pages.append((page, host, pld, results))
-            return []  # the page's classes: none here (the class membership is what is timed below)
+        def add_page(self, page, host, pld, results, checks=None) -> tuple[list[str], list[str]]:
+            pages.append((page, host, pld, results, checks))
+            return [], []  # the page's classes and repairs: none here (the class membership is timed below)
 
     data, spec = arc.read_bytes(), input_spec(str(arc))
     original = process.open_stream
@@ -80,8 +80,8 @@ def _time_derived(pages: list, config, arc: Path, scratch: Path, rounds: int) ->
         start = time.process_time()
         derived = DerivedOutputs(scratch, input_spec(str(arc)), config)
         classed = 0
-        for page, host, pld, results in pages:
-            classed += bool(derived.add_page(page, host, pld, results)[0])
+        for page, host, pld, results, checks in pages:
+            classed += bool(derived.add_page(page, host, pld, results, checks)[0])
         paths = [derived.table.close()] if derived.table is not None else []
         best = min(best, time.process_time() - start)
         written = sum(Path(p).stat().st_size for p in paths)

@@ -75,17 +75,21 @@ class StructuredData(PipelineStep):
         stylesheet links and the like).
     :param drop_empty: drop the documents without any quad (and those skipped for their URL), so that what
         follows sees only pages with structured data.
+    :param schema_errors: count each page's schema.org errors in the step's statistics (``schema_error:KIND``,
+        quads), as ``quadfleet extract`` profiles them (``PageResult.schema_errors``).
     """
 
     name = "🧩 quadfleet structured data"
     type = "🛢 - EXTRAC"
 
     def __init__(self, formats: str | Iterable[str] | None = None, keep_all_predicates: bool = False,
-                 drop_empty: bool = False):
+                 drop_empty: bool = False, schema_errors: bool = True):
         super().__init__()
         options.config(formats, keep_all_predicates)  # raises ValueError/TypeError naming the bad value
-        if not isinstance(drop_empty, bool):
-            raise TypeError(f"drop_empty must be True or False, not {drop_empty!r}")
+        for name, value in (("drop_empty", drop_empty), ("schema_errors", schema_errors)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be True or False, not {value!r}")
+        self.schema_errors = schema_errors
         self.formats = options.format_ids(formats)  # a tuple or None: plain values pickle and print as JSON
         self.keep_all_predicates = keep_all_predicates
         self.drop_empty = drop_empty
@@ -135,3 +139,6 @@ class StructuredData(PipelineStep):
             self.stat_update("failures")
         for p in result.problems:
             self.stat_update(p.kind if p.format is None else f"{p.kind}:{p.format}", value=p.count)
+        if self.schema_errors and result.triples:
+            for error in result.schema_errors():
+                self.stat_update(f"schema_error:{error.kind}")

@@ -385,3 +385,23 @@ def test_the_docs_datatrove_example_runs(tmp_path):
     for doc in docs:
         assert doc["metadata"]["nquads"] == quadfleet.extract(doc["text"], doc["metadata"]["url"], formats=[
             "html-embedded-jsonld", "html-microdata"]).nquads() != ""
+
+
+def test_the_step_counts_each_pages_schema_org_errors():
+    need("datatrove")
+    from datatrove.data import Document
+
+    from quadfleet.integrations.datatrove import StructuredData
+
+    page = ('<html><body><div itemscope itemtype="http://schema.org/product"><span itemprop="name">Kettle</span>'
+            '<span itemprop="brand">Hearth</span></div></body></html>')
+    docs = [Document(text=page, id="p", metadata={"url": "https://shop.example/kettle"})]
+    step = StructuredData()
+    assert [d.id for d in step.run(iter(docs))] == ["p"]
+    assert step.stats["schema_error:wrong-case"].total == 1
+    assert step.stats["schema_error:literal-for-object"].total == 1
+    quiet = StructuredData(schema_errors=False)
+    list(quiet.run(iter(docs)))
+    assert quiet.stats["schema_error:wrong-case"].total == 0
+    with pytest.raises(TypeError, match="schema_errors must be True or False"):
+        StructuredData(schema_errors="yes")
