@@ -88,7 +88,9 @@ def quality_cost(workdir: Path, archive: Path, repo: Path) -> int:
     scratch.mkdir(exist_ok=True)
     off = workdir / "quality-off.toml"
     off.write_text(QUALITY_OFF, encoding="utf-8")
-    env = dict(os.environ, PYTHONPATH=str(BENCH_DIR))
+    # one hash seed for both: set and dict orders (and with them the garbage collector's timing) move
+    # instruction counts by a percent or so from one process to the next
+    env = dict(os.environ, PYTHONPATH=str(BENCH_DIR), PYTHONHASHSEED="0")
     print(f"counting instructions of one warm in-process extraction of {archive}, [quality] on and off ...")
     try:
         on = one_extraction(dict(env, QUADFLEET_BENCH_CONFIG=""), archive, scratch, repo)

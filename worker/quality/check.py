@@ -53,6 +53,7 @@ class PageCheck:
     schema_quads: int = 0    # quads with a schema.org class or property (what the errors are out of)
     repairable: bool = False  # a repair (:mod:`.repair`) would change a line
     misspelt: bool = False    # a class or property is spelt so that a repair names it otherwise (namespace, case)
+    repaired: tuple | None = None   # what repair.repair_lines made of these lines, once asked (for its next caller)
 
     def class_keys(self, subject: str) -> list[str]:
         """The subject's schema.org classes ("" for an entity with none)."""

@@ -9,7 +9,7 @@ in quads; and per term as written (what the report shows as the most common erro
 from __future__ import annotations
 
 from .check import PageCheck
-from .repair import repair_line
+from .repair import repair_lines
 
 TABLES = ("quality_checked", "quality_errors", "quality_classes", "quality_properties", "quality_plds",
           "quality_terms", "repairs")
@@ -20,13 +20,11 @@ def _bump(table: dict, key: str, n: int = 1) -> None:
 
 
 def rule_counts(lines: list[str], check: PageCheck) -> dict[str, int]:
-    """Rule -> the repairs :func:`.repair.repair_lines` makes on these lines."""
+    """Rule -> the repairs :func:`.repair.repair_lines` makes on these lines (made once per page and format: the
+    subsets' membership asks for the same)."""
     out: dict[str, int] = {}
-    if check.repairable:
-        for i in sorted({f.line for f in check.findings}):
-            fixed = repair_line(lines[i], i)
-            for r in fixed[1] if fixed is not None else ():
-                _bump(out, r.rule)
+    for r in repair_lines(lines, check)[1]:
+        _bump(out, r.rule)
     return out
 
 

@@ -161,6 +161,12 @@ def repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Re
     error on are looked at."""
     if not check.repairable:
         return lines, []
+    if check.repaired is None:
+        check.repaired = _repair_lines(lines, check)
+    return check.repaired
+
+
+def _repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
     out: list[str] = []
     done: list[Repair] = []
     at = 0
