@@ -202,9 +202,15 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
     out.schema_quads = schema_quads
     if pending and names:
         frozen = {s: frozenset(c) for s, c in names.items()}
+        known_domains = _DOMAINS.get
         for s, pred, i in pending:
             have = frozen.get(s)
-            if have and not _in_domain(pred.term.prop, have):
+            if not have:
+                continue
+            ok = known_domains((pred.term.prop.name, have))
+            if ok is None:
+                ok = _in_domain(pred.term.prop, have)
+            if not ok:
                 findings.append(Finding(OUTSIDE_DOMAIN, s, i, pred.term.key,
                                         f"{' '.join(sorted(have))} {pred.term.names[0]}"))
     return out

@@ -39,8 +39,9 @@ def count_page(stats, fmt: str, pld: str, lines: list[str], check: PageCheck) ->
     classes = stats.quality_classes.setdefault(fmt, {})
     props = stats.quality_properties.setdefault(fmt, {})
     plds = stats.quality_plds.setdefault(pld, {})
+    terms = stats.quality_terms
     entities: set[tuple[str, str]] = set()
-    for f in check.findings:
+    for f in check.findings:   # (the counts written out: a page with images has a finding per width and height)
         kind = f.kind
         err = errors.get(kind)
         if err is None:
@@ -49,11 +50,14 @@ def count_page(stats, fmt: str, pld: str, lines: list[str], check: PageCheck) ->
         if (kind, f.subject) not in entities:
             entities.add((kind, f.subject))
             err["entities"] += 1
-        for cls in check.class_keys(f.subject):
-            _bump(classes.setdefault(cls, {}), kind)
-        _bump(props.setdefault(f.prop, {}), kind)
-        _bump(plds, kind)
-        _bump(stats.quality_terms.setdefault(kind, {}), f.term)
+        for cls in check.classes.get(f.subject) or ("",):
+            table = classes.setdefault(cls, {})
+            table[kind] = table.get(kind, 0) + 1
+        table = props.setdefault(f.prop, {})
+        table[kind] = table.get(kind, 0) + 1
+        plds[kind] = plds.get(kind, 0) + 1
+        table = terms.setdefault(kind, {})
+        table[f.term] = table.get(f.term, 0) + 1
     if check.repairable:
         rules = stats.repairs.setdefault(fmt, {})
         for rule, n in rule_counts(lines, check).items():
