@@ -181,3 +181,17 @@ def test_the_table_rows_read_a_repaired_line_that_repeats_another_once():
     assert bad == 0 and row[1].json_line().count('"Kettle"') == 1
     assert '"types":["http://schema.org/Product"]' in row[1].json_line()
     assert [r.rule for r in row[1].repairs] == ["case", "case"]
+
+
+def test_a_repair_plan_counts_what_the_repairs_make():
+    from quadfleet.worker.quality.repair import repair_plan
+
+    lines = page(f"_:a {TYPE} <http://schema.org/Product>", f"_:a {TYPE} <http://schema.org/product>",
+                 "_:a <http://schema.org/name> \"Kettle\"", "_:a <http://schema.org/Name> \"Kettle\"",
+                 "_:a <http://schema.org/brand> \"Acme\"", "_:a <http://schema.org/author> \"Jane\"",
+                 f"_:c {TYPE} <http://shop.example/CreativeWork%20http://schema.org/Product>",
+                 "_:b <http://schema.org/availability> \"InStock\"", "_:a <http://schema.org/width> \"800\"")
+    n, planned = repair_plan(lines, check_lines(lines))
+    new, done = repair_lines(lines, check_lines(lines))
+    assert n == len(new) == len(lines) - 2 + 2 * 2 + 1
+    assert [(r.rule, r.line) for r in planned] == [(r.rule, r.line) for r in done]

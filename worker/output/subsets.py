@@ -26,7 +26,7 @@ they add across inputs as the rest of :class:`~quadfleet.worker.output.stats.Fil
 """
 from __future__ import annotations
 
-from ..quality.repair import NODE_PREFIX, repair_lines
+from ..quality.repair import NODE_PREFIX, repair_lines, repair_plan
 from ..quality.terms import class_term
 from ..rdf.schemaorg import class_map
 
@@ -82,20 +82,22 @@ def page_lines(results: dict, repaired: dict[str, list[str]] | None = None) -> l
     return out
 
 
-def repaired_formats(checks: dict | None) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
-    """For the subsets' formats a repair changes: format id -> its repaired lines, and format id -> the indexes of
-    the lines the repairs changed (what the page index lists, so the merge repairs those lines alone). ``checks``:
-    format id -> (lines, PageCheck), :func:`quadfleet.worker.quality.check.check_results`."""
-    lines_of: dict[str, list[str]] = {}
+def repaired_formats(checks: dict | None,
+                     make_lines: bool) -> tuple[dict[str, list[str] | int], dict[str, list[int]]]:
+    """For the subsets' formats a repair changes: format id -> its repaired lines (``make_lines``; else only how many
+    there are: page mode needs no more), and format id -> the indexes of the lines the repairs change (what the
+    page index lists, so the merge repairs those lines alone). ``checks``: format id -> (lines, PageCheck),
+    :func:`quadfleet.worker.quality.check.check_results`."""
+    made: dict[str, list[str] | int] = {}
     numbers: dict[str, list[int]] = {}
     for fmt in SUBSET_FORMATS:
         found = checks.get(fmt) if checks else None
         if found is not None and found[1].repairable:
-            lines, done = repair_lines(*found)
+            lines, done = repair_lines(*found) if make_lines else repair_plan(*found)
             if done:
-                lines_of[fmt] = lines
+                made[fmt] = lines
                 numbers[fmt] = sorted({r.line for r in done})
-    return lines_of, numbers
+    return made, numbers
 
 
 def reachable_lines(lines: list[str], cmap: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
@@ -161,10 +163,9 @@ class ClassMembership:
         hits = entity_hits(results, self.cmap, self.repair)
         if not hits:
             return [], []
-        repaired, numbers = repaired_formats(checks) if self.repair else ({}, {})
+        repaired, numbers = repaired_formats(checks, self.mode != "page") if self.repair else ({}, {})
         if self.mode == "page":
-            n = sum(len(repaired[f]) if f in repaired else len(results[f].lines) for f in SUBSET_FORMATS
-                    if f in results)
+            n = sum(repaired[f] if f in repaired else len(results[f].lines) for f in SUBSET_FORMATS if f in results)
             quads = dict.fromkeys(hits, n)
         else:
             chosen_lines = reachable_lines(page_lines(results, repaired), self.cmap)

@@ -68,7 +68,8 @@ def _node(s: str, p: str, rest: str) -> str:
     return NODE_PREFIX + digest
 
 
-def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list[str], done: list[Repair], at: int) -> None:
+def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list, done: list[Repair], at: int,
+                 nodes: bool) -> None:
     graph_at = rest.rindex(" <")
     literal, tail = rest[:graph_at], rest[graph_at:]
     lexical = lexical_form(rest)
@@ -77,15 +78,20 @@ def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list[str], don
         out.append(f"{s} {p} <{CANONICAL}{member}>{tail}")
         done.append(Repair("enumeration-member", s, prop, literal, CANONICAL + member, at))
         return
+    if not nodes:   # (a plan: three lines no other line can equal, since the node is new)
+        out += (None, None, None)
+        done.append(Repair("literal-to-node", s, prop, literal, "", at))
+        return
     cls = common_class(info.range_classes)
     node = _node(s, p, rest)
     out += [f"{s} {p} {node}{tail}", f"{node} {RDF_TYPE} <{CANONICAL}{cls}>{tail}", f"{node} {NAME} {literal}{tail}"]
     done.append(Repair("literal-to-node", s, prop, literal, f"{node} a {CANONICAL}{cls}", at))
 
 
-def repair_line(line: str, at: int = -1) -> tuple[list[str], list[Repair]] | None:
+def repair_line(line: str, at: int = -1, nodes: bool = True) -> tuple[list, list[Repair]] | None:
     """One quad repaired (every repair is a line's own): the lines it becomes and the repairs made (numbered
-    ``at``), or None when no repair applies to it."""
+    ``at``), or None when no repair applies to it. ``nodes`` false: a node made for a literal is not written out
+    (None for each of its three lines), for :func:`repair_plan`."""
     try:
         s, p, rest = line.split(" ", 2)
         if p == RDF_TYPE:
@@ -106,7 +112,7 @@ def repair_line(line: str, at: int = -1) -> tuple[list[str], list[Repair]] | Non
             p = f"<{term.repaired[0]}>"
         info = term.prop
         if info is not None and rest[:1] == '"' and info.objects_only and not info.quantity:
-            _fix_literal(s, p, rest, term.key, info, out, done, at)
+            _fix_literal(s, p, rest, term.key, info, out, done, at, nodes)
         elif done:
             out.append(f"{s} {p} {rest}")
         return (out, done) if done else None
@@ -164,6 +170,29 @@ def repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Re
     if check.repaired is None:
         check.repaired = _repair_lines(lines, check)
     return check.repaired
+
+
+def repair_plan(lines: list[str], check: PageCheck) -> tuple[int, list[Repair]]:
+    """How many lines :func:`repair_lines` gives back, and the repairs it makes (their ``line``: the lines it
+    changes), without writing out the nodes made for literals (what a page's statistics need, for a fraction of
+    the cost: the nodes' labels are hashes)."""
+    if not check.repairable:
+        return len(lines), []
+    if check.repaired is not None:
+        return len(check.repaired[0]), check.repaired[1]
+    new: list = []
+    done: list[Repair] = []
+    for i in sorted({f.line for f in check.findings}):
+        fixed = repair_line(lines[i], i, nodes=False)
+        if fixed is not None:
+            new += fixed[0]
+            done += fixed[1]
+    if not done:
+        return len(lines), []
+    changed = {r.line for r in done}
+    written = {x for x in new if x is not None}   # the repaired lines that may equal another line
+    kept = {x for i, x in enumerate(lines) if i not in changed}
+    return len(kept | written) + sum(x is None for x in new), done
 
 
 def _repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
