@@ -69,7 +69,7 @@ class _Predicate:
     node_repair: bool                   # a literal here is repaired into a node (not for a Quantity's text)
     datatypes: frozenset[str] | None   # datatypes a literal's lexical form is checked against
     gtin: str | None                  # a GTIN property: its name
-    domain: bool                      # the property has a domain to check
+    domain: bool                      # the property has a domain to check (not Thing's: any entity may have it)
 
 
 _QUAD_ENDS = ("> .\n", "> .")   # a quad ends with its graph (the page's URL), as quadfleet writes it
@@ -90,7 +90,7 @@ def _predicate(token: str) -> _Predicate | None:
         found = _Predicate(term, info is not None and info.objects_only, info is not None and not info.quantity,
                            dts if checkable(dts) else None,
                            info.name if info is not None and info.name in GTIN_LENGTHS else None,
-                           info is not None and bool(info.domain))
+                           info is not None and bool(info.domain) and "Thing" not in info.domain)
     if len(_PREDICATES) > MEMO:
         _PREDICATES.clear()
     _PREDICATES[token] = found
