@@ -240,8 +240,9 @@ def listed(row: list[str], col: int | None) -> dict[str, tuple[int, ...] | None]
         if fmt in SUBSET_FORMATS:
             try:
                 out[fmt] = tuple(int(n) for n in numbers.split(",")) if numbers else None
-            except ValueError:
-                raise InputFileError(f"{entry[:80]!r} is no list of line numbers: re-extract this input") from None
+            except ValueError:  # (the caller names the index)
+                raise ValueError(f"its repaired column holds {entry[:80]!r}, no list of line numbers: "
+                                 "re-extract this input") from None
     return out
 
 

@@ -257,3 +257,23 @@ def test_an_index_without_the_repaired_column_gets_no_repairs(tmp_path):
     assert main(["subsets", str(out), "--out", str(dest), "--quiet", "--processes", "1", "--config", str(on)]) == 0
     assert _pages_of(dest) == {"https://ok.example/p"}
     assert json.loads((dest / "Product" / "summary.json").read_text())["repairs"] == dict.fromkeys(RULES, 0)
+
+
+def test_a_damaged_repaired_column_fails_the_input_in_one_line_naming_it(tmp_path, capsys):
+    import csv
+    import gzip
+    import io
+
+    out = _extract(tmp_path)
+    (index,) = (out / "pages").iterdir()
+    rows = list(csv.reader(io.StringIO(gzip.decompress(index.read_bytes()).decode())))
+    col = rows[0].index(REPAIRED_COLUMN)
+    listed_rows = [r for r in rows[1:] if r[col]]
+    assert listed_rows, "the wrong-case page is listed"
+    listed_rows[0][col] = "html-microdata:zero"
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows(rows)
+    index.write_bytes(gzip.compress(text.getvalue().encode()))
+    assert main(["subsets", str(out), "--out", str(tmp_path / "bad"), "--quiet", "--processes", "1"]) == 1
+    err = capsys.readouterr().err
+    assert index.name in err and "no list of line numbers" in err and "Traceback" not in err
