@@ -33,6 +33,7 @@ class PropertyInfo:
     range_classes: tuple[str, ...]    # range members that are classes, not datatypes (sorted)
     datatypes: frozenset[str]         # range members that are datatypes (Text, Date, Number, ...)
     domain: frozenset[str]            # domainIncludes; empty: no domain to check
+    enumerated: bool = False          # an enumeration with members is in the range (a literal may name one)
 
     @property
     def quantity(self) -> bool:
@@ -100,14 +101,15 @@ def vocabulary() -> Vocabulary:
                 subclasses.setdefault(o[len(_NT):-1], set()).add(name)
     classes = class_names()
     datatypes = _closure({n for n, k in kinds.items() if _NT + "DataType>" in k}, subclasses)
+    members = {n: frozenset(o[len(_NT):-1] for o in k if o.startswith(_NT))
+               for n, k in kinds.items() if _CLASS not in k and _PROPERTY not in k}
+    enumerations = {e for m in members.values() for e in m}
     properties = {}
     for name, k in kinds.items():
         if _PROPERTY in k:
             r = ranges.get(name, set())
             properties[name] = PropertyInfo(name, tuple(sorted(r - datatypes)), frozenset(r & datatypes),
-                                            frozenset(domains.get(name, ())))
-    members = {n: frozenset(o[len(_NT):-1] for o in k if o.startswith(_NT))
-               for n, k in kinds.items() if _CLASS not in k and _PROPERTY not in k}
+                                            frozenset(domains.get(name, ())), not r.isdisjoint(enumerations))
     return Vocabulary(classes, properties, {c.lower(): c for c in classes}, {p.lower(): p for p in properties},
                       {n: m for n, m in members.items() if m}, datatypes)
 
