@@ -58,7 +58,7 @@ def prepare(out: str, dest: str, opts: MergeOptions) -> Plan:
     store, inputs, dest_store = open_inputs(out, dest, "subsets", "subsets", "merge", SubsetsError)
     opts = _with_mode(opts, store, inputs, out)
     if opts.repairs is None:
-        opts = dataclasses.replace(opts, repairs=run_repairs(store))
+        opts = dataclasses.replace(opts, repairs=run_config(store).repair_subsets)
     fingerprint = inputs.fingerprint(opts.identity())
     made = fingerprints(dest_store)
     done = {name for name, fp in made.items() if fp == fingerprint}
@@ -113,10 +113,10 @@ def _with_mode(opts: MergeOptions, store, inputs: MergeInputs, out: str) -> Merg
     return opts
 
 
-def run_repairs(store) -> bool:
-    """``[quality] repair_subsets`` of the run's own configuration (its ``manifest.json``, which local runs and
-    the fleet's both keep), else of the built-in one (an output older than manifests). Either way a page gets
-    repaired lines only where its index has the ``repaired`` column: an input extracted with repairs has it."""
+def run_config(store):
+    """The run's own configuration (its ``manifest.json``, which local runs and the fleet's both keep), else the
+    built-in one (an output older than manifests): what a merge follows without ``--config``. (For the subsets'
+    repairs, a page gets repaired lines only where its index has the ``repaired`` column all the same.)"""
     from ...worker.config import load_config
     from ...worker.output.manifest import load_manifest
 
@@ -124,9 +124,7 @@ def run_repairs(store) -> bool:
         manifest = load_manifest(store)
     except QuadfleetError:
         manifest = None
-    if manifest is not None:
-        return manifest.config.repair_subsets
-    return load_config(None).repair_subsets
+    return manifest.config if manifest is not None else load_config(None)
 
 
 def _job(out: str, dest: str, opts: MergeOptions, skip: frozenset[str]) -> Job:

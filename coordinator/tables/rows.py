@@ -101,8 +101,9 @@ class Page:
 
     def __init__(self, lines: list[str], repair: bool = False):
         """``repair``: the lines with a repair are read as the lines they become (each repair is its line's own),
-        the repairs made kept in ``repairs``. Which lines: :func:`quadfleet.worker.quality.repair.needs_repair`,
-        whose memos are looked up here at once (one dict lookup a line)."""
+        the repairs made kept in ``repairs``. Which lines: those whose predicate (or ``rdf:type``
+        object) the repairs' memos mark (:func:`quadfleet.worker.quality.repair.predicate_repair`, ``class_repair``),
+        looked up here at once: one dict lookup a line."""
         props: dict[str, list[tuple[str, str]]] = {}
         types: dict[str, list[str]] = {}
         bad = 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 
-from ..worker.errors import QuadfleetError
 from .checks import UsageError, load_config, require_aws, require_s3_credentials
 
 
@@ -124,12 +123,7 @@ def _run_config(args, out: str):
         return load_config(args)
     if out.startswith("s3://") or os.path.isdir(out):
         from ..coordinator.report.stats import open_store
-        from ..worker.output.manifest import load_manifest
+        from ..coordinator.subsets.datasets import run_config
 
-        try:
-            manifest = load_manifest(open_store(out))
-        except QuadfleetError:
-            manifest = None
-        if manifest is not None:
-            return manifest.config
+        return run_config(open_store(out))
     return load_config(args)

@@ -151,17 +151,6 @@ def class_repair(o: str) -> int:
     return found
 
 
-def needs_repair(p: str, o: str) -> bool:
-    """Whether a quad (its predicate and object tokens, as in the line) has a repair."""
-    if p == RDF_TYPE:
-        found = REPAIR_OF_CLASS.get(o)
-        return bool(class_repair(o) if found is None else found)
-    found = REPAIR_OF_PREDICATE.get(p)
-    if found is None:
-        found = predicate_repair(p)
-    return found == ALWAYS or found == IF_LITERAL and o[:1] == '"'
-
-
 def repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
     """The page's lines with every repair made (``lines`` itself when none applies), and the repairs made.
     ``check``: :func:`.check.check_lines` of the lines (``full=False`` is enough): only the lines it found an
