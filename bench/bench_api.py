@@ -16,6 +16,9 @@ too), the contenders taking turns (each round starts with the next one), in page
                                         "microdata"], uniform=True)``, dicts only (as bench_crawl and
                                         bench_extract call it)
   extruct-all                           the same with all six of extruct's syntaxes (bench_crawl's list)
+  turbohtml                             ``turbohtml.parse(body)``: the HTML5 parse quadfleet's DOM formats read
+  turbohtml-structured-data             ``turbohtml.parse(body).structured_data()``: JSON-LD, microdata, RDFa
+                                        items and Open Graph as Python objects, one walk (the peer of issue 43)
 
 and each one's ratio to lxml and to extruct-jsonld-microdata, best over best and paired (round by round).
 The clock runs around each call and around freeing its result; it stops while the result is counted and
@@ -246,7 +249,7 @@ def _paired(p: dict | None) -> str:
 
 def _found(key: str, s: dict, check: dict | None) -> str:
     f = s["found"]
-    if key == LXML:
+    if key in (LXML, "turbohtml"):
         return f"{f.get('trees', 0):,} trees"
     if key.startswith("quadfleet"):
         text = f"{f.get('triples', 0):,} triples on {f.get('pages with triples', 0)} pages"
@@ -257,6 +260,8 @@ def _found(key: str, s: dict, check: dict | None) -> str:
                                      for fmt, n in check["triples_by_format"].items()) + ")"  # in format order
         return text
     syntaxes = [k.removesuffix(" items") for k in f if k.endswith(" items")]
+    if key == "turbohtml-structured-data":
+        f = dict(f, items=sum(f[sx + " items"] for sx in syntaxes))
     return (f"{f.get('items', 0):,} items (top level): "
             + ", ".join(f"{sx} {f[sx + ' items']:,} on {f.get('pages with ' + sx, 0)}" for sx in syntaxes))
 

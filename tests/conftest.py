@@ -51,11 +51,14 @@ def corpus():
 
 
 def load_bench(name: str):
-    """bench/NAME.py, loaded by path (bench/ is a folder of scripts, not a package) and registered in
-    sys.modules, which dataclasses need to resolve the script's annotations."""
+    """bench/NAME.py (NAME may hold a folder: "html5/tree_diff"), loaded by path (bench/ is a folder of scripts,
+    not a package) and registered in sys.modules under the file's name, which dataclasses need to resolve the
+    script's annotations."""
+    path = REPO / "bench" / f"{name}.py"
+    name = path.stem
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

@@ -18,9 +18,6 @@ reader); they import no Python module, and only this loader imports them.
   (FastWARC inflated the member, and where it ended is checked by looking for the next member's header), and
   ``inflate`` does not run where libdeflate is missing.
 - ``blocks`` (``html/_blocks.c``): a page's JSON-LD script blocks. Fallback: :func:`.html.blocks.iter_blocks_py`.
-- ``dom`` (``html/_dom.c``): the elements of a parsed page that carry given attributes, and the microformats'
-  class index, found by walking libxml2's nodes. It reads lxml's internals, so it is used only after it agrees
-  with a plain walk of a test tree on this lxml build. Fallback: XPath (:mod:`.html.dom`).
 - ``nquads`` (``html/_nquads.c``): a page's N-Quads lines made from the terms its serializer has already made,
   the common case; it answers None for the rest. Fallback: :meth:`.rdf.nquads.Serializer.line` alone.
 - ``fastwarc`` (the FastWARC package): splitting and inflating WARC records. Fallback: warcio alone.
@@ -54,7 +51,7 @@ from . import allocator
 
 OFF_ENV = "QUADFLEET_NO_NATIVE"
 NATIVE, FALLBACK = "native", "fallback"
-# The scopes of _dom.find (its C interface): the whole document, an element's children, an element's subtree.
+# The scopes of html/dom.find: the whole document, an element's children, an element's subtree.
 DOCUMENT, CHILDREN, SUBTREE = 0, 1, 2
 
 
@@ -76,46 +73,6 @@ class Accelerator:
 def _turned_off(name: str) -> bool:
     words = {w.strip().lower() for w in os.environ.get(OFF_ENV, "").split(",")}
     return bool(words & {"all", "1", "yes", "true", name})
-
-
-def _dom_agrees(module: ModuleType) -> None:
-    """Raise unless ``module.find`` gives what a plain walk of a test tree gives, for every scope, and
-    ``module.class_index`` (and ``class_index_roots``) what a plain walk and ``get("class")`` give."""
-    from lxml import etree
-
-    doc = etree.fromstring(
-        b"<html lang=en><head><meta property=a content=x><link rel=b href=/><title>t</title></head>"
-        b"<body class=c><div itemscope itemprop=x><span itemprop=y class='c D c'>z</span><br></div>"
-        b"<p><a rel=me property=p>a</a></p></body></html>", etree.HTMLParser())
-    names = ("itemprop", "property", "rel", "class")
-    body = doc[1]
-    for el in (doc, doc[0], body, body[0], body[0][1]):
-        for scope, pool in ((DOCUMENT, doc.iter()), (CHILDREN, iter(el)), (SUBTREE, el.iter())):
-            pool = [e for e in pool if isinstance(e.tag, str)]
-            want = tuple([e for e in pool if n in e.attrib] for n in names)
-            want_merged = [e for e in pool if any(n in e.attrib for n in names)]
-            if (module.find(el, names, scope, False) != want
-                    or module.find(el, names, scope, True) != want_merged):
-                raise ValueError(f"differs from a plain walk of the tree (scope {scope})")
-        order = [e for e in el.iter() if isinstance(e.tag, str) and "class" in e.attrib]
-        tokens = [e.get("class").lower().split() for e in order]
-        by_class: dict = {}
-        for e, toks in zip(order, tokens):
-            for t in dict.fromkeys(toks):
-                by_class.setdefault(t, []).append(e)
-        if module.class_index(el) != (order, tokens, by_class, {e: i for i, e in enumerate(order)}):
-            raise ValueError("class_index differs from a plain walk of the tree")
-        for roots in (frozenset(("c",)), frozenset(("d",))):  # ("D" in the span: a token lower-cased)
-            inside = [e for e in order if any(a in order and not roots.isdisjoint(tokens[order.index(a)])
-                                              for a in (e, *e.iterancestors()))]
-            want = ([e if e in inside else None for e in order],
-                    [t if e in inside else None for e, t in zip(order, tokens)],
-                    {k: [e for e in v if e in inside] for k, v in by_class.items() if set(v) & set(inside)},
-                    {e: order.index(e) for e in inside},
-                    {e: order.index(e) + 1 + sum(d in order for d in e.iterdescendants()) for e in inside})
-            got = module.class_index_roots(el, tuple(r.encode() for r in roots), roots)
-            if got != want:
-                raise ValueError("class_index_roots differs from a plain walk of the tree")
 
 
 def _nquads_setup(module: ModuleType) -> None:
@@ -192,15 +149,13 @@ def _load(name: str, does: str, load, check=None) -> Accelerator:
 SCAN = _load("scan", "the prefilter's pass over a page's bytes; UTF-8 validation; gzip member search",
              lambda: import_module(".html._scan", __package__))
 BLOCKS = _load("blocks", "a page's JSON-LD script blocks", lambda: import_module(".html._blocks", __package__))
-DOM = _load("dom", "the elements of a parsed page that carry given attributes",
-            lambda: import_module(".html._dom", __package__), check=_dom_agrees)
 NQUADS = _load("nquads", "N-Quads lines of terms already serialized",
                lambda: import_module(".html._nquads", __package__), check=_nquads_setup)
 FASTWARC = _load("fastwarc", "splitting and inflating WARC records", lambda: import_module("fastwarc.warc"))
 INFLATE = _load("inflate", "gzip members of a WARC inflated whole (libdeflate)",
                 lambda: import_module(".archive._inflate", __package__), check=_inflate_setup)
 ISAL = _load("isal", "gzip compression of the N-Quads files", lambda: import_module("isal.isal_zlib"))
-ACCELERATORS = (SCAN, BLOCKS, DOM, NQUADS, FASTWARC, INFLATE, ISAL)
+ACCELERATORS = (SCAN, BLOCKS, NQUADS, FASTWARC, INFLATE, ISAL)
 
 
 def _malloc_module() -> tuple[ModuleType | None, str]:

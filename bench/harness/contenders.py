@@ -94,6 +94,7 @@ def contenders(extruct_mod, with_extruct_all: bool) -> list[Contender]:
                   tally_entities,
                   lambda out: out[0].encode("utf-8") + json.dumps(out[1], sort_keys=True).encode("utf-8")),
     ]
+    everything += _turbohtml()
     if extruct_mod is not None:
         everything.append(Contender(EXTRUCT, "extruct.extract(body, base_url=url, json-ld + microdata, uniform)",
                                     extruct_run(EXTRUCT_JM), tally_items, _extruct_digest, (Exception,)))
@@ -101,6 +102,39 @@ def contenders(extruct_mod, with_extruct_all: bool) -> list[Contender]:
             everything.append(Contender("extruct-all", f"the same, all six syntaxes ({', '.join(EXTRUCT_ALL)})",
                                         extruct_run(EXTRUCT_ALL), tally_items, _extruct_digest, (Exception,)))
     return everything
+
+
+def _turbohtml() -> list[Contender]:
+    """turbohtml (the HTML5 parser quadfleet's DOM formats read since issue 43), the peer the per-page target is
+    set against: its parse alone, and its parse with ``structured_data()``, which gives a page's JSON-LD,
+    microdata, RDFa items and Open Graph as Python objects in one walk (no RDF)."""
+    try:
+        import turbohtml
+    except ImportError:  # (quadfleet depends on it: only a broken install lacks it)
+        return []
+
+    def parse(p: Page):
+        return turbohtml.parse(p.body)
+
+    def structured(p: Page):
+        return turbohtml.parse(p.body).structured_data()
+
+    def tally_sd(sd, c: collections.Counter) -> None:
+        for name in ("json_ld", "microdata", "rdfa", "opengraph"):
+            n = len(getattr(sd, name))
+            c[f"{name} items"] += n
+            c[f"pages with {name}"] += n > 0
+
+    def digest_sd(sd) -> bytes:
+        return json.dumps({name: len(getattr(sd, name)) for name in ("json_ld", "microdata", "rdfa", "opengraph")},
+                          sort_keys=True).encode("utf-8")
+
+    return [
+        Contender("turbohtml", "turbohtml.parse(body): the HTML5 parse alone", parse,
+                  lambda doc, c: c.update(trees=1), lambda doc: b""),
+        Contender("turbohtml-structured-data", "turbohtml.parse(body).structured_data(): JSON-LD, microdata, RDFa"
+                  " and Open Graph as Python objects", structured, tally_sd, digest_sd),
+    ]
 
 
 def _extruct_digest(got: dict) -> bytes:

@@ -110,7 +110,9 @@ CASES = {
     "deflate-bomb": (deflate_bomb, [("Content-Encoding", "deflate")], "page-too-large", False),
     "brotli-bomb": (brotli_bomb, [("Content-Encoding", "br")], "page-too-large", False),
     "huge-page": (lambda: b"<html><body>" + b"x" * 12_000_000, [], "page-too-large", False),
-    "deep-html": (deep_html, [], "html-too-deep", False),
+    # (the HTML5 tree has no depth limit, as html5lib has none: the item 100,000 levels down is read; libxml2
+    # stopped at 2,048 levels and the page lost it, counted as html-too-deep)
+    "deep-html": (deep_html, [], None, True),
     "nested-items": (nested_items, [], "page-over-time-budget", False),
     "many-elements": (many_elements, [], "page-over-element-budget", True),
     "many-elements-dom-only": (many_elements_dom_only, [], "page-over-element-budget", False),

@@ -27,6 +27,8 @@ import zstandard
 CORPUS_SETS = ("warc-commoncrawl", "warc-real-misc")
 MODES = {"page": "", "entity": '[subsets]\nmode = "entity"\n[output]\ncompression = "zstd"\n'}
 MERGE_ARGS = ["--chunk-mb", "0.001", "--sample-pages", "20", "--quiet"]
+# The merge's --config for the raw rule (the copy's): tests/conftest.py's RAW_RULE_CONFIG, the same text.
+RAW_RULE_CONFIG = "[quality]\nrepair_statistics = false\nrepair_subsets = false\nrepair_tables = false\n"
 SUMMARY_FIELDS = ("class", "pages", "entities", "quads", "plds", "sample_pages", "bad_lines")
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from conftest import corpus_pages, corpus_path
 from quadfleet.worker.config import load_config
 from quadfleet.worker.html.evidence import scan
@@ -48,7 +50,9 @@ def test_body_cut_gives_the_whole_pages_triples_on_corpus_pages():
     outcomes = {"none": 0, "kept": 0, "dropped": 0}
     for page in corpus_pages():
         outcomes[_check(page.url, page.body, page.record_id, page.content_type)] += 1
-    assert outcomes["kept"] > 40 and outcomes["kept"] > 4 * outcomes["dropped"], outcomes
+    # (dropped: the HTML5 parser may still move or re-make what is open at the cut, an <a> or a <strong> about
+    # two thirds of the time; Page._cut_tree says when)
+    assert outcomes["kept"] > 40 and outcomes["kept"] > 3 * outcomes["dropped"], outcomes
 
 
 def test_body_cut_on_suite_pages_with_a_tail():
@@ -102,7 +106,7 @@ def test_body_cut_on_random_markup_gives_the_whole_pages_triples():
                 + "".join(rng.choice(_PIECES[-30:]) for _ in range(rng.randint(0, 5)))
                 + _TAIL).encode()
         outcomes[_check("http://example.com/p", body)] += 1
-    assert outcomes["kept"] > 350 and outcomes["dropped"] > 100, outcomes
+    assert outcomes["kept"] > 300 and outcomes["dropped"] > 100, outcomes
 
 
 def test_element_end_counts_nested_tags_of_the_same_name():
@@ -240,3 +244,23 @@ def test_johab_pages_are_never_cut():
     prefilter(page, EXTRACTORS)
     assert page.body_cut is None and page.head_cut is None
     assert _check("http://example.com/", body) == "none"
+
+
+# Markup after the cut that the HTML5 parser applies to elements made before it: a formatting element left open
+# is made again wherever content follows (attributes and all: a second item), or moved by the adoption agency at
+# an end tag out of order; a later <html>/<body> tag gives its attributes to the element made before.
+_ITEM = b"<span itemscope itemtype='http://schema.org/Thing'><i itemprop=name>n</i></span>"
+_LATER_CASES = [
+    (b"<html><body><p><b itemscope itemtype='http://schema.org/Thing'><i itemprop=name>n</i></p>", b"<p>x</p>"),
+    (b"<html><body><div><a href=/x><div>" + _ITEM + b"</div>", b"</a>"),
+    (b"<html><body><div>" + _ITEM + b"</div>", b"<html lang=de>"),
+    (b"<html><body><div>" + _ITEM + b"</div>", b"<body lang=de>"),
+    (b"<html><body><table><tr><td>" + _ITEM + b"</td>", b"</tr></table>"),
+]
+
+
+@pytest.mark.parametrize("head,later", _LATER_CASES, ids=range(len(_LATER_CASES)))
+def test_what_the_html5_parser_changes_later_is_never_cut_away(head, later):
+    body = head + _TAIL.encode() + later + b"<p>end</p></body></html>"
+    outcome = _check("http://example.com/p", body)  # (the lines equal the whole page's)
+    assert outcome in ("dropped", "none")

@@ -85,6 +85,18 @@ def test_c_and_python_scanners_agree_on_edge_cases(data):
     assert native.SCAN.module.scan(data, CLASSES, RELS) == scan_py(data, CLASSES, RELS)
 
 
+def test_the_last_html_frameset_and_body_tags_are_found():
+    """root_last and body_last: a parse may not stop before a later <html>, <frameset> or <body> tag, which the
+    HTML5 parser applies to what it made before (Page._cut_tree)."""
+    data = b"<HTML lang=en><head></head><body class=x><p>t</p><Body id=b><p><html\tdir=rtl><p><htmlx><bodyx>"
+    ev = evidence.scan(data, CLASSES, RELS)
+    assert ev.root_last == data.index(b"<html\t") and ev.body_last == data.index(b"<Body")
+    ev = evidence.scan(b"<p><frameset><p>", CLASSES, RELS)
+    assert ev.root_last == 3 and ev.body_last == -1
+    assert evidence.scan(b"<p>x</p></html></body>", CLASSES, RELS)[-2:] == (-1, -1)
+    assert scan_py(data, CLASSES, RELS)[-2:] == (data.index(b"<html\t"), data.index(b"<Body"))
+
+
 def test_c_and_python_scanners_agree_on_corpus_pages_and_mutations():
     if not native.SCAN.active:
         pytest.skip("the C scanner is not built")
@@ -296,11 +308,11 @@ _PIECES = ['<meta property="og:t" content="a>b">', "<meta content='x' property=o
 
 
 def test_cut_tree_is_the_whole_trees_beginning_whenever_the_marker_says_so():
-    """What Page._cut_tree rests on, for this libxml2: on random markup cut after a random '>', whenever the
-    marker comes out as an element, the elements before the cut are the whole page's first elements (tag,
-    attributes, parent, depth), in the same order."""
-    from lxml import etree
-    from quadfleet.worker.html.page import _PARSER
+    """What Page._cut_tree rests on, for the HTML5 algorithm: on random markup cut after a random '>', whenever
+    the marker comes out as the last element, the elements before the cut are the whole page's first elements
+    (tag, attributes, parent, depth), in the same order (the body the parser implies at the end aside)."""
+    from quadfleet.worker.html import dom
+    from quadfleet.worker.html.page import _BODY_MARK, _HEAD_MARK
 
     def elements(root):
         return [(el.tag, tuple(el.attrib.items()), el.getparent().tag if el.getparent() is not None else None,
@@ -314,18 +326,18 @@ def test_cut_tree_is_the_whole_trees_beginning_whenever_the_marker_says_so():
         if not cuts:
             continue
         page = Page(url="http://example.com/", body=doc, content_type="text/html; charset=utf-8")
+        page.evidence = evidence.scan(doc, CLASSES, RELS)
         page.head_cut = rng.choice(cuts)
-        try:
-            whole = etree.fromstring(doc, _PARSER)
-        except etree.ParserError:
-            continue
-        part = page._cut_tree(page.head_cut)
-        if part is None or whole is None:
+        whole = dom.parse(doc)
+        part = page._cut_tree(page.head_cut, rng.choice((_HEAD_MARK, _BODY_MARK)))
+        if part is None:
             continue
         checked += 1
         got = elements(part)
+        if got[-1] == ("body", (), "html", 1) and not len(part[-1]):
+            got.pop()
         assert elements(whole)[:len(got)] == got, (doc[:page.head_cut], doc[page.head_cut:])
-    assert checked > 1500
+    assert checked > 600  # (the HTML5 rules refuse more random cuts than libxml2 did)
 
 
 _HEAD_PIECES = ['<meta property="og:t" content="a>b">', "<meta content='x' property=og:y>",
@@ -358,7 +370,7 @@ def test_head_only_path_on_random_heads_gives_the_whole_pages_triples():
         full = {fmt: set(res.lines) for fmt, res in extract_page(whole, EXTRACTORS, fired=EXTRACTORS).items()
                 if res.lines}
         assert got == full, body
-    assert cut > 500 and kept > 300, (cut, kept)
+    assert cut > 500 and kept > 250, (cut, kept)  # (a later <html lang> now refuses a head cut)
 
 
 _RECALL_PIECES = [

@@ -247,7 +247,7 @@ def test_a_string_import_of_native_code_elsewhere_would_be_found(monkeypatch):
     real = _imports
 
     def more(name):
-        extra = [(1, "quadfleet.worker.html._dom", [])] if name == "quadfleet.worker.html.page" else []
+        extra = [(1, "quadfleet.worker.html._blocks", [])] if name == "quadfleet.worker.html.page" else []
         return real(name) + extra
 
     monkeypatch.setitem(globals(), "_imports", more)

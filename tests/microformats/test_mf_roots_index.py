@@ -1,22 +1,18 @@
 """The microformats' class index built over the roots' subtrees alone (dom.class_index_roots) gives the
 extractors exactly what the whole index gives: the same N-Quads lines on every page of the corpus with a
 microformat root (Any23's pages, the microformats suite, the WDC fixtures, the real pages, the archives), and
-the C walk equals its Python definition on those trees. Pages whose roots reach outside their subtree
+the CSS lookups equal their Python definition on those trees. Pages whose roots reach outside their subtree
 (include pattern, @itemref, @headers) take the whole index, and do so here too."""
 from __future__ import annotations
 
-import pytest
 from conftest import corpus_archive_pages, corpus_path
 from mf_helpers import MF_FORMATS
 from quadfleet.worker.extractors import EXTRACTORS
 from quadfleet.worker.extractors.microformats import common, index
 from quadfleet.worker.html import dom
-from quadfleet.worker.native import DOM
 from quadfleet.worker.html.page import Page
 from quadfleet.worker.pipeline.pagequads import extract_page
 from test_mf_corpus import microformat_pages
-
-pytestmark = pytest.mark.skipif(not DOM.active, reason="the roots' index is built by the _dom C walk only")
 
 
 def _pages():
@@ -57,7 +53,7 @@ def test_the_roots_index_gives_the_same_lines_as_the_whole_index(monkeypatch):
     assert roots_only > 100 and whole_kept >= 5  # both paths taken, on real material
 
 
-def test_the_c_walk_equals_its_python_definition():
+def test_the_css_lookups_equal_their_python_definition():
     trees = 0
     for page in _pages():
         if page.tree is None:

@@ -16,7 +16,7 @@ from quadfleet.worker.output.compression import decompress, find_nquads
 from quadfleet.worker.output.layout import decode_stats
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
-NAMES = ("scan", "blocks", "dom", "nquads", "fastwarc", "inflate", "isal")
+NAMES = ("scan", "blocks", "nquads", "fastwarc", "inflate", "isal")
 OFF = f"fallback (turned off by {native.OFF_ENV})"
 
 
@@ -60,30 +60,18 @@ def test_version_names_each_accelerator_and_whether_it_runs():
     assert lines[1].split(None, 1)[0] == "package"  # what it was installed from (a fleet's shipped code)
     assert [line.split(None, 1) for line in lines[2:-1]] == [[name, native.NATIVE] for name in NAMES]
     assert lines[-1].split(None, 1)[0] == "allocator"
-    got = run(CLI + ["--version"], **{native.OFF_ENV: "dom"})
-    assert f"  dom       {OFF}" in got.stdout.splitlines() and "  scan      native" in got.stdout.splitlines()
+    got = run(CLI + ["--version"], **{native.OFF_ENV: "nquads"})
+    assert f"  nquads    {OFF}" in got.stdout.splitlines() and "  scan      native" in got.stdout.splitlines()
 
 
 def test_the_boot_check_fails_naming_what_does_not_run():
     require_built()
     ok = run([sys.executable, "-m", "quadfleet.worker.native", "--require"])
     assert ok.returncode == 0 and ok.stderr == ""
-    bad = run([sys.executable, "-m", "quadfleet.worker.native", "--require"], **{native.OFF_ENV: "scan,dom"})
+    bad = run([sys.executable, "-m", "quadfleet.worker.native", "--require"], **{native.OFF_ENV: "scan,nquads"})
     assert bad.returncode == 1
-    assert len(bad.stderr.strip().splitlines()) == 1 and "scan (" in bad.stderr and "dom (" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1 and "scan (" in bad.stderr and "nquads (" in bad.stderr
     assert "blocks (" not in bad.stderr and "Traceback" not in bad.stderr
-
-
-def test_a_dom_build_that_disagrees_with_the_tree_is_not_used():
-    class Wrong:
-        @staticmethod
-        def find(element, names, scope, merged):
-            return [] if merged else tuple([] for _ in names)
-
-    with pytest.raises(ValueError, match="plain walk"):
-        native._dom_agrees(Wrong)
-    if native.DOM.active:
-        native._dom_agrees(native.DOM.module)  # the real build passes the same check
 
 
 def test_a_libdeflate_that_cannot_be_opened_or_inflates_otherwise_is_not_used():

@@ -23,7 +23,7 @@
  *   - attribute and tag names compare ASCII-case-insensitively.
  *
  * scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, head_end, base_at, counts, tags,
- *                                          odd, cut_last)
+ *                                          odd, cut_last, root_last, body_last)
  *   flags      bit 0 JSON-LD script type, 1 itemscope, 2 RDFa (@property=, @typeof=, @vocab=, or a @rel/@rev
  *              value holding ':', '&', "license", "describedby" or "role"), 3 itemprop-reverse,
  *              4 XFN (<a rel> with a token of rel_tokens), 5 RDFa seen on a tag other than meta/link (on
@@ -44,6 +44,10 @@
  *              an itemscope, itemprop, itemprop-reverse or itemref attribute, an http-equiv holding
  *              "content-language" or '&' (microdata's default language), a @typeof without a value (RDFa
  *              gives it a blank node, which numbers the later ones; -1: none)
+ *   root_last  offset of the last "<html" or "<frameset" start tag (-1: none): an HTML5 parser adds a later
+ *              <html>'s attributes to the root, and a <frameset> may drop the body (a parse cut before it is
+ *              not the page's tree)
+ *   body_last  offset of the last "<body" start tag (-1: none): its attributes go to the body already made
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -66,7 +70,7 @@ typedef struct {
     const unsigned char *base;
     long flags;
     unsigned long long class_mask;
-    Py_ssize_t rdfa_last, dom_last, head_end, base_at, cut_last;
+    Py_ssize_t rdfa_last, dom_last, head_end, base_at, cut_last, root_last, body_last;
     Py_ssize_t c_property, c_typeof, c_rel, c_rev, tags;
     PyObject *odd;
     Py_ssize_t n_class, n_rel;
@@ -323,7 +327,11 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
         while (p < end && (T[*p] & T_NAME)) p++;
         Py_ssize_t taglen = p - tag;
         st->tags++;
-        if (st->head_end < 0 && taglen == 4 && eq_ci(tag, 4, "body")) st->head_end = at;
+        if (taglen == 4 && eq_ci(tag, 4, "body")) {
+            if (st->head_end < 0) st->head_end = at;
+            st->body_last = at;
+        }
+        if ((taglen == 4 && eq_ci(tag, 4, "html")) || (taglen == 8 && eq_ci(tag, 8, "frameset"))) st->root_last = at;
         /* HTML5 (and libxml2 2.14) runs a tag name up to white space, '/' or '>': where the bytes after the
            name's letters could make the attributes read otherwise ("<p!x='": '=', '<', a quote, a control
            byte, a byte >= 0x80; or white space, then '='), they are read from both ends. (Other bytes, "<b;"
@@ -385,7 +393,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     State st;
     memset(&st, 0, sizeof st);
     st.base = buf.buf;
-    st.rdfa_last = st.dom_last = st.head_end = st.base_at = st.cut_last = -1;
+    st.rdfa_last = st.dom_last = st.head_end = st.base_at = st.cut_last = st.root_last = st.body_last = -1;
     if (tokens(class_seq, st.class_tok, st.class_len, &st.n_class) < 0
             || tokens(rel_seq, st.rel_tok, st.rel_len, &st.n_rel) < 0) {
         PyBuffer_Release(&buf);
@@ -401,8 +409,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (r) { Py_DECREF(st.odd); return NULL; }
     PyObject *mask = PyLong_FromUnsignedLongLong(st.class_mask);
     if (!mask) { Py_DECREF(st.odd); return NULL; }
-    return Py_BuildValue("(lNnnnn(nnnn)nNn)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
-                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd, st.cut_last);
+    return Py_BuildValue("(lNnnnn(nnnn)nNnnn)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
+                         st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd, st.cut_last, st.root_last,
+                         st.body_last);
 }
 
 /* Whether the bytes are valid UTF-8 exactly as CPython's strict decoder takes it (no overlong forms, no

@@ -1,56 +1,99 @@
-"""The elements of a parsed page that carry given attributes, for the extractors that start from them.
+"""The page's HTML5 tree, and the elements of it that carry given attributes, for the extractors that start from them.
 
-Why a module: microdata (``itemscope``, ``itemprop``), RDFa (``property``, ``rel``, ...) and the microformats
-(``class``) each begin by finding the few elements that carry their attributes. lxml's XPath ``//@a/..`` walks
-every node at about 0.15 us each, and a Python walk gives every element a proxy; ``_dom.c`` walks libxml2's
-nodes in C and makes proxies only for what it finds (several times faster on real pages). Where the C
-extension is not built, or fails the loader's check (:mod:`..native`), XPath gives the same lists.
+Why turbohtml: the W3C microdata and RDFa rules, and mf2py and pyRdfa which quadfleet is checked against, are
+defined on the tree the WHATWG algorithm builds (misnested tags, tables, ``<p>`` closing, foster parenting), and
+turbohtml builds that tree in C at about twice lxml's speed (``bench/html5/bench_trees.py`` compares the candidates).
+Its :class:`~turbohtml.etree.ElementView` has lxml's element interface (``get``, ``text``/``tail``, ``iter``,
+``getparent``, ...), which is what the extractors use; their hot loops read the view's ``node`` (turbohtml's own
+element: ``attr``, ``parent``, ``tag``), whose calls cost a third of the view's. Another tree (lxml's, or
+html5lib's in the checks against the references) is read by copying it in (``turbohtml.etree.from_lxml``). The
+lookups by attribute run on turbohtml's CSS engine in C and make proxies only for what they find.
 """
 from __future__ import annotations
 
-from lxml import etree
+import re
 
-from ..native import CHILDREN, DOCUMENT, DOM, SUBTREE
+import turbohtml
+from turbohtml import etree as tree_api
+from turbohtml.etree import ElementView
 
-__all__ = ["CHILDREN", "DOCUMENT", "SUBTREE", "class_index", "class_index_py", "class_index_roots",
-           "class_index_roots_py", "find", "find_xpath"]
-_XPATHS: dict[tuple, etree.XPath] = {}
-_AXES = {DOCUMENT: "//", CHILDREN: "*/", SUBTREE: "descendant-or-self::*/"}
+from ..native import CHILDREN, DOCUMENT, SUBTREE
+
+__all__ = ["CHILDREN", "DOCUMENT", "Element", "SUBTREE", "class_index", "class_index_roots", "class_index_roots_py",
+           "class_tokens", "find", "find_nodes", "first_with_class", "lead_text", "parse", "tail_text",
+           "text_content", "view", "xml"]
+_SELECTORS: dict[tuple, str] = {}
+_TEXT_NODE = turbohtml.Text
+Element = turbohtml.Element  # turbohtml's own element (an ElementView's ``node``): its calls are the cheap ones
+_ASCII_WS = re.compile(r"[ \t\n\f\r]+")
+_ROOT_SELECTORS: dict[frozenset, str] = {}
 
 
-def find_xpath(element, names: tuple[str, ...], scope: int, merged: bool):
-    """The same lists by XPath (a union keeps document order): the fallback, and the definition the C walk is
-    tested against."""
-    key = (names, scope, merged)
-    paths = _XPATHS.get(key)
-    if paths is None:
-        each = [f"{_AXES[scope]}@{n}/.." for n in names]
-        paths = _XPATHS[key] = [etree.XPath(" | ".join(each))] if merged else [etree.XPath(p) for p in each]
+def parse(utf8: bytes):
+    """The HTML5 tree of ``utf8`` (UTF-8 whatever its ``<meta>`` says: the page's charset is decided before),
+    as the ``<html>`` element's view. Comments stay in the tree but not among an element's children, and
+    :func:`lead_text` / :func:`tail_text` read across them as lxml's parser, which dropped them, did."""
+    return ElementView(turbohtml.parse(utf8, encoding="utf-8", positions=False).root)
+
+
+def _selector(names: tuple[str, ...], scope: int) -> str:
+    key = (names, scope)
+    sel = _SELECTORS.get(key)
+    if sel is None:
+        prefix = ":scope > " if scope == CHILDREN else ""
+        sel = _SELECTORS[key] = ", ".join(f"{prefix}[{_escape(n)}]" for n in names)
+    return sel
+
+
+def _escape(name: str) -> str:
+    """An attribute name as a CSS identifier (``xmlns:dc`` and the like)."""
+    return "".join(c if c.isalnum() or c in "-_" or ord(c) > 127 else "\\" + c for c in name)
+
+
+def _select(element: ElementView, names: tuple[str, ...], scope: int) -> list:
+    """The turbohtml nodes (not views) that carry one of ``names`` in ``scope``, in document order."""
+    node = element.node
+    if scope == DOCUMENT:
+        while isinstance(node.parent, Element):
+            node = node.parent
+        scope = SUBTREE
+    found = node.select(_selector(names, scope))
+    if scope == SUBTREE and any(node.attr(n) is not None for n in names):
+        found.insert(0, node)
+    return found
+
+
+def find_nodes(element: ElementView, names: tuple[str, ...], scope: int = DOCUMENT, merged: bool = True):
+    """:func:`find`'s lists as turbohtml's own elements (``attr``, ``parent``, ``tag``, ``text``, ``children``),
+    for the hot loops that read a few attributes of many elements (``view`` makes one a view)."""
     if merged:
-        return paths[0](element)
-    return tuple(path(element) for path in paths)
+        return _select(element, names, scope)
+    return tuple(_select(element, (name,), scope) for name in names)
 
 
-_find_c = DOM.module.find if DOM.active else None  # checked by the loader against a plain walk
-_class_index_c = DOM.module.class_index if DOM.active else None
-_class_index_roots_c = DOM.module.class_index_roots if DOM.active else None
+view = ElementView  # (a node's view: the same object for the same node, so views work as dict keys)
 
 
 def find(element, names: tuple[str, ...], scope: int = DOCUMENT, merged: bool = False):
     """Per name, the elements that carry that attribute (no namespace), in document order; or one list of
     those that carry any of them (``merged``). ``scope``: DOCUMENT (every element of ``element``'s document,
     XPath's ``//@name/..``), CHILDREN (its child elements) or SUBTREE (it and its descendants)."""
-    if _find_c is not None:
-        return _find_c(element, names, scope, merged)
-    return find_xpath(element, names, scope, merged)
+    if merged:
+        return [ElementView(n) for n in _select(element, names, scope)]
+    return tuple([ElementView(node) for node in _select(element, (name,), scope)] for name in names)
 
 
-def class_index_py(element) -> tuple[list, list, dict, dict]:
+def class_tokens(value: str) -> list[str]:
+    """A class attribute's tokens, lower-cased: split on ASCII white space, as the HTML standard and CSS do."""
+    value = value.lower()
+    return value.split() if value.isascii() else [t for t in _ASCII_WS.split(value) if t]
+
+
+def class_index(element) -> tuple[list, list, dict, dict]:
     """The class index of ``element``'s subtree (itself included), as the microformat extractors read it
     (:class:`...extractors.microformats.index.MfIndex`): the elements with a class attribute in document
     order, each one's lower-cased class tokens (elements with the same value share one list: read only), the
-    elements of each token in document order (an element once), and each element's position. The definition
-    ``_dom.class_index`` is tested against, and its fallback."""
+    elements of each token in document order (an element once), and each element's position."""
     order = find(element, ("class",), SUBTREE, True)
     split: dict[str, list[str]] = {}
     tokens: list = []
@@ -59,7 +102,7 @@ def class_index_py(element) -> tuple[list, list, dict, dict]:
         value = el.get("class")
         toks = split.get(value)
         if toks is None:
-            toks = split[value] = value.lower().split()
+            toks = split[value] = class_tokens(value)
         tokens.append(toks)
         for token in toks:
             els = by_class.get(token)
@@ -70,36 +113,59 @@ def class_index_py(element) -> tuple[list, list, dict, dict]:
     return order, tokens, by_class, dict(zip(order, range(len(order))))
 
 
-def class_index(element) -> tuple[list, list, dict, dict]:
-    """:func:`class_index_py`'s answer, from one walk in C where ``_dom`` runs (the microformats' index was a
-    third of hCard's time on real pages, most of it this Python loop)."""
-    if _class_index_c is not None:
-        return _class_index_c(element)
-    return class_index_py(element)
-
-
 def class_index_roots(element, roots: frozenset) -> tuple[list, list, dict, dict, dict] | None:
     """:func:`class_index` for the class-bearing elements that have a class in ``roots`` or are inside one
     that has, with each one's end (the position of the first class-bearing element after its subtree); the
-    others keep their positions, with None in ``order`` and ``tokens``. None where ``_dom`` does not run
-    (then :func:`class_index` it is). Why: the microformat extractors look inside their roots only, and the
-    proxies of the other elements (about 96% of them on real pages with a hCard, most of them classes for
-    styling) were most of the index's time."""
-    if _class_index_roots_c is None:
-        return None
-    args = _ROOT_ARGS.get(roots)
-    if args is None:  # (once per set of roots, not once per page)
-        args = _ROOT_ARGS[roots] = (tuple(sorted(r.encode("ascii") for r in roots)), frozenset(roots))
-    return _class_index_roots_c(element, *args)
-
-
-_ROOT_ARGS: dict[frozenset, tuple[tuple[bytes, ...], frozenset]] = {}
+    others keep their positions, with None in ``order`` and ``tokens``. Why: the microformat extractors look
+    inside their roots only, and the proxies of the other elements (about 96% of them on real pages with a
+    hCard, most of them classes for styling) were most of the index's time."""
+    base = element.node
+    nodes = base.select("[class]")
+    if element.get("class") is not None:
+        nodes.insert(0, base)
+    selector = _ROOT_SELECTORS.get(roots)
+    if selector is None:
+        selector = _ROOT_SELECTORS[roots] = ", ".join(f"[class~={r} i]" for r in sorted(roots))
+    found = base.select(selector)
+    if base.matches(selector):
+        found.insert(0, base)
+    kept: list = [None] * len(nodes)
+    tokens: list = [None] * len(nodes)
+    by_class: dict[str, list] = {}
+    pos: dict = {}
+    ends: dict = {}
+    if not found:
+        return kept, tokens, by_class, pos, ends
+    where = {n: i for i, n in enumerate(nodes)}
+    split: dict[str, list[str]] = {}
+    for root in found:
+        start = where[root]
+        if kept[start] is not None:
+            continue  # (inside an earlier root: indexed with it)
+        stop = start + 1 + len(root.select("[class]"))
+        for i in range(start, stop):
+            node = nodes[i]
+            el = kept[i] = ElementView(node)
+            value = el.get("class")
+            toks = split.get(value)
+            if toks is None:
+                toks = split[value] = class_tokens(value)
+            tokens[i] = toks
+            pos[el] = i
+            for token in toks:
+                els = by_class.get(token)
+                if els is None:
+                    by_class[token] = [el]
+                elif els[-1] is not el:
+                    els.append(el)
+    for el, i in pos.items():
+        ends[el] = i + 1 + (len(el.node.select("[class]")) if len(el) else 0)
+    return kept, tokens, by_class, pos, ends
 
 
 def class_index_roots_py(element, roots: frozenset) -> tuple[list, list, dict, dict, dict]:
-    """What :func:`class_index_roots` gives, derived from :func:`class_index_py` (the definition the C walk is
-    tested against)."""
-    order, tokens, by_class, pos = class_index_py(element)
+    """What :func:`class_index_roots` gives, derived from :func:`class_index` (its definition, tested against)."""
+    order, tokens, by_class, pos = class_index(element)
     inside = {e for e, toks in zip(order, tokens) if not roots.isdisjoint(toks)}
     for e in list(inside):
         inside.update(d for d in e.iterdescendants() if d in pos)
@@ -108,3 +174,43 @@ def class_index_roots_py(element, roots: frozenset) -> tuple[list, list, dict, d
     return (kept, [t if e is not None else None for e, t in zip(kept, tokens)],
             {k: [e for e in v if e in inside] for k, v in by_class.items() if any(e in inside for e in v)},
             {e: p for e, p in pos.items() if e in inside}, ends)
+
+
+def first_with_class(element) -> list:
+    """``element`` or its first descendant that has a class attribute (a list of at most one)."""
+    if element.get("class") is not None:
+        return [element]
+    node = element.node.select_one("[class]")
+    return [] if node is None else [ElementView(node)]
+
+
+def text_content(element) -> str:
+    """The element's text content (descendants included, its tail excluded; a ``<template>``'s content too, as
+    lxml's and html5lib's trees, where it is the element's children, gave it), from turbohtml's C."""
+    return element.node.text
+
+
+def _texts(nodes) -> str | None:
+    parts = []
+    for n in nodes:
+        if isinstance(n, _TEXT_NODE):
+            parts.append(n.data)
+        elif isinstance(n, turbohtml.Element):
+            break
+    return "".join(parts) if parts else None
+
+
+def lead_text(element) -> str | None:
+    """lxml's ``element.text`` as its parser gave it without comments: the text before the first child
+    element (None if none)."""
+    return _texts(element.node.children)
+
+
+def tail_text(element) -> str | None:
+    """lxml's ``element.tail`` without comments: the text after the element up to its next sibling element."""
+    return _texts(element.node.next_siblings)
+
+
+def xml(element) -> str:
+    """The element serialised as XML, without its tail (an ``rdf:XMLLiteral``'s parts)."""
+    return tree_api.tostring(element, encoding="unicode", method="xml", with_tail=False)

@@ -52,6 +52,10 @@ class Evidence(NamedTuple):
     # none): itemscope, itemprop, itemprop-reverse or itemref; the content-language pragma (microdata's
     # default language); a @typeof without a value (RDFa gives it a blank node, which numbers the later ones)
     cut_last: int = -1
+    # offsets of the last "<html" or "<frameset" start tag and of the last "<body" (-1: none): an HTML5 parser
+    # changes what it made before at such a tag, so a parse may not stop before one (Page._cut_tree)
+    root_last: int = -1
+    body_last: int = -1
 
     @property
     def jsonld(self) -> bool:
@@ -110,7 +114,7 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
     ``class_tokens``/``rel_tokens``: lower-case ASCII tokens looked for in ``class`` values and in the
     ``rel`` values of ``<a>`` tags (XFN)."""
     found = (_scan_c or scan_py)(data, class_tokens, rel_tokens)
-    flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd, cut_last = found
+    flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd, cut_last, root_last, body_last = found
     classes = {class_tokens[i].decode() for i in range(len(class_tokens)) if mask >> i & 1} if mask else set()
     for at, attr, _tag, value in odd:  # values written with character references: decide on the text
         text = _unescape(value.decode("latin-1")).lower()
@@ -126,7 +130,7 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
             flags |= F_XFN
             dom_last = max(dom_last, at)
     return Evidence(flags, frozenset(classes) if classes else _NO_CLASSES, rdfa_last, dom_last, head_end, base_at,
-                    counts, tags, cut_last)
+                    counts, tags, cut_last, root_last, body_last)
 
 
 _NO_CLASSES: frozenset = frozenset()
@@ -197,6 +201,7 @@ class _PyState:
         self.flags = 0
         self.mask = 0
         self.rdfa_last = self.dom_last = self.head_end = self.base_at = self.cut_last = -1
+        self.root_last = self.body_last = -1
         self.counts = [0, 0, 0, 0]  # @property, @typeof, @rel, @rev
         self.tags = 0
         self.odd: list = []
@@ -360,8 +365,13 @@ class _PyState:
                 p += 1
             tag = d[tag_start:p]
             self.tags += 1
-            if self.head_end < 0 and tag.lower() == b"body":
-                self.head_end = lt
+            name = tag.lower()
+            if name == b"body":
+                if self.head_end < 0:
+                    self.head_end = lt
+                self.body_last = lt
+            elif name == b"html" or name == b"frameset":
+                self.root_last = lt
             html5 = p  # where HTML5 ends the tag's name: at white space, "/" or ">"
             odd = False  # and whether the bytes after the name's letters could change the reading (see _scan.c)
             while html5 < end and not _is_ws(d[html5]) and d[html5] not in b"/>":
@@ -387,4 +397,4 @@ def scan_py(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[byte
     st = _PyState(bytes(data), class_tokens, rel_tokens)
     st.scan_range(0, len(st.data))
     return (st.flags, st.mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at, tuple(st.counts), st.tags,
-            st.odd, st.cut_last)
+            st.odd, st.cut_last, st.root_last, st.body_last)

@@ -1,7 +1,7 @@
 """One HTML page taken from an archive record, with everything derived from it computed lazily, once.
 
-Extractors share a Page: the decoded text, the base IRI and the lxml tree are each made at most once, and
-only if some extractor asks for them. A page that only holds JSON-LD never gets a DOM; a page whose DOM
+Extractors share a Page: the decoded text, the base IRI and the HTML5 tree (:mod:`.dom`) are each made at most
+once, and only if some extractor asks for them. A page that only holds JSON-LD never gets a DOM; a page whose DOM
 evidence is all in ``<head>`` (Open Graph ``<meta property>``) gets a tree of its head alone, up to its last
 RDFa tag, which the prefilter asks for by setting ``head_cut`` (see :mod:`..pipeline.pagequads`).
 """
@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urljoin
 
-from lxml import etree
-
 from ..native import SCAN
-from . import charset
+from . import charset, dom
 from .evidence import Evidence
 
 
@@ -33,13 +31,20 @@ def _utf8_valid_py(data: bytes) -> bool:
 _utf8_valid = SCAN.module.utf8_valid if SCAN.active else _utf8_valid_py
 
 _BASE = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
-_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
 _CUT_NAME = "quadfleet-cut"
-_CUT_MARK = b'<meta name="' + _CUT_NAME.encode() + b'">'  # (an empty head element: it implies nothing)
-# collect_ids=False: no ID table (nothing here looks elements up through libxml2's; the tree is the same),
-# 2% of the parse.
-_PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True,
-                           no_network=True, recover=True, huge_tree=True, collect_ids=False)
+# The marker appended at a cut: a <meta> in the head (an empty head element: it implies nothing); a <span> in
+# the body, before which the parser re-makes the formatting elements still active there (see _FORMATTING).
+_HEAD_MARK = ("meta", b'<meta name="' + _CUT_NAME.encode() + b'">')
+_BODY_MARK = ("span", b'<span name="' + _CUT_NAME.encode() + b'">')
+# The formatting elements of the HTML5 algorithm: one left open is re-made (attributes and all) wherever the
+# markup after it reopens it, or moved by the adoption agency at a later end tag, so a cut inside one is
+# not the whole page's tree so far.
+_FORMATTING = frozenset(("a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong",
+                         "tt", "u"))
+# Where the parser's later steps are not the body's plain ones (a select's, a table's, a template's content,
+# foreign content): no cut inside them.
+_EXOTIC = frozenset(("select", "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption", "colgroup",
+                     "template", "svg", "math", "frameset", "object", "applet", "marquee"))
 
 
 @dataclass(eq=False)
@@ -85,7 +90,7 @@ class Page:
 
     @property
     def _utf8(self) -> bytes:
-        """The text as UTF-8 (what lxml parses): the body itself when it is exactly that (valid UTF-8 decodes
+        """The text as UTF-8 (what the tree is parsed from): the body itself when it is exactly that (valid UTF-8 decodes
         without replacement and encodes back to the same bytes), told without decoding it."""
         if self.utf8_exact:
             return self.body
@@ -129,26 +134,17 @@ class Page:
 
     @cached_property
     def tree(self):
-        """The page parsed once by lxml's HTML parser (comments and PIs removed), or None if unparsable.
+        """The page's HTML5 tree (:func:`.dom.parse`), made once.
 
         With ``head_cut`` or ``body_cut``, only the bytes before it are parsed when that gives the whole page's
         tree as far as it goes (:meth:`_cut_tree`); if not, the cut is reset and the whole page is parsed."""
         cut = self.head_cut if self.head_cut is not None else self.body_cut
         if cut is not None:
-            root = self._cut_tree(cut)
+            root = self._cut_tree(cut, _HEAD_MARK if self.head_cut is not None else _BODY_MARK)
             if root is not None:
                 return root
             self.head_cut = self.body_cut = None
-        try:
-            root = etree.fromstring(self._utf8, _PARSER)
-        except (etree.ParserError, etree.XMLSyntaxError, ValueError):
-            self.events["html-unparsable"] += 1
-            return None
-        last = _PARSER.error_log.last_error  # (libxml2 stops at a resource limit: it is the last error)
-        if last is not None and last.type == _RESOURCE_LIMIT:
-            # libxml2 stops reading at 2048 levels of nesting (with huge_tree): the rest of the page is lost
-            self.events["html-too-deep"] += 1
-        return root
+        return dom.parse(self._utf8)
 
     @property
     def parsed(self) -> str | None:
@@ -159,49 +155,63 @@ class Page:
             return None
         return "page" if self.head_cut is None else "head"
 
-    def _cut_tree(self, cut: int):
+    def _cut_tree(self, cut: int, marker: tuple[str, bytes]):
         """The tree of the bytes before ``cut``, or None unless it is the whole page's tree so far.
 
-        libxml2 builds its tree as it reads (it never looks ahead, nor moves an element once made), so the
-        bytes before a cut give the elements the whole page has there, if the tokenizer is between two tags
-        at the cut, not inside a tag, an attribute value, a comment, a script, a style or a title. A marker
-        tag appended to the bytes tells: it becomes an element only then (removed again). The elements
+        The HTML5 parser builds its tree as it reads and never looks ahead, so the bytes before a cut give the
+        elements the whole page has there, if the tokenizer is between two tags at the cut, not inside a tag,
+        an attribute value, a comment, a script, a style or a title, and if no later tag can move or re-make
+        them: the parser moves elements only out of a formatting element (``<b>``, ``<a>``, ...) closed out
+        of order, and re-makes a formatting element implicitly closed wherever content follows. A marker tag
+        appended to the bytes tells: it becomes the tree's last element only then (removed again), and before
+        a ``<span>`` marker the parser re-makes every formatting element still active, so none may be among
+        its ancestors (one open at the cut is one too); nor a select, table, template or foreign element
+        (``_EXOTIC``), where later tags are placed by other rules. Nor may the rest hold an ``<html>`` tag (or, for a cut in
+        the body, a ``<body>`` tag): its attributes go to the element already made (a ``lang`` reaches every
+        literal), and a ``<frameset>`` may drop the body. The elements
         around the marker are still open at the cut, so what they hold is cut short: none may carry an
         attribute whose meaning reaches into its content (a @property takes its text, a @rel or @rev is
         completed by what it holds, an @itemprop without @itemscope takes its text, a microformat root's
         properties are inside it), as an element the scanner took for a ``<meta>`` may
         (``<meta&amp;<meta property=…>`` is one element named ``meta&amp;<meta`` to the parser). What lies
         after the cut holds no evidence (``body_cut`` is after the last), so it adds nothing but to those."""
+        ev = self.evidence
+        if ev is None or ev.root_last >= cut or (marker is _BODY_MARK and ev.body_last >= cut):
+            return None  # (a later <html>/<body> tag adds its attributes to that element; a <frameset> drops the body)
         data = self.body[:cut]
         # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
         if self.encoding != "utf-8" or not _utf8_valid(data):
             data = data.decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
-        try:
-            root = etree.fromstring(data + _CUT_MARK, _PARSER)
-        except (etree.ParserError, etree.XMLSyntaxError, ValueError):
-            return None
-        if root is None:  # (lxml gives no root for some bytes, without an error)
-            return None
+        root = dom.parse(data + marker[1])
         mark = root
+        if marker is _HEAD_MARK and len(root) == 2 and _empty(root[1]):
+            mark = root[0]  # (the body the parser implies at the end of the bytes)
         while len(mark):
             mark = mark[-1]
         parent = mark.getparent()
-        if mark.tag != "meta" or mark.get("name") != _CUT_NAME or len(mark.attrib) != 1 or parent is None:
+        if mark.tag != marker[0] or mark.get("name") != _CUT_NAME or len(mark.attrib) != 1 or parent is None:
             return None
         roots = self.evidence.classes if self.evidence is not None else ()
-        el = parent
-        while el is not None:  # the elements still open at the cut: what they hold goes on past it
-            get = el.get
+        node = parent.node
+        while isinstance(node, dom.Element):  # the elements still open at the cut: what they hold goes on past it
+            if node.tag in _FORMATTING or node.tag in _EXOTIC:
+                return None
+            get = node.attr
             if get("property") is not None or get("rel") is not None or get("rev") is not None:
                 return None
             if (get("itemprop") is not None or get("itemprop-reverse") is not None) and get("itemscope") is None:
                 return None
             if roots:
                 value = get("class")
-                if value is not None and not roots.isdisjoint(value.lower().split()):
+                if value is not None and not roots.isdisjoint(dom.class_tokens(value)):
                     return None
-            el = el.getparent()
+            node = node.parent
         parent.remove(mark)
-        if not len(parent) and parent.text is None and not parent.attrib and parent.tag in ("head", "body"):
+        if _empty(parent) and parent.tag in ("head", "body"):
             return None  # (the marker made that element: the page had none open here)
         return root
+
+
+def _empty(el) -> bool:
+    """Whether ``el`` has no attribute, child or text (an element the parser implied)."""
+    return not len(el) and not el.attrib and dom.lead_text(el) is None

@@ -38,7 +38,7 @@ PROGRESS_EVERY = 50  # pages between progress callbacks
 
 def versions() -> dict:
     out = {"quadfleet": __version__, "python": platform.python_version()}
-    for dist in ("lxml", "PyLD", "warcio"):
+    for dist in ("turbohtml", "lxml", "PyLD", "warcio"):  # (turbohtml builds the DOM formats' tree)
         version = dist_version(dist)
         if version is not None:
             out[dist.lower()] = version

@@ -32,9 +32,8 @@ import re
 from collections import deque
 from typing import Iterator
 
-from lxml import etree
-
 from ...html import dom
+from ...html.dom import Element
 from ...html.page import Page
 from ...html.urljoin import base_scheme, join
 from ...rdf.terms import IRI, RDF_TYPE, BNode, Literal
@@ -118,9 +117,9 @@ class _Page:
     def owner_of(self, el):
         """The nearest strict ancestor of ``el`` that is an item; each element passed on the way is cached."""
         path = []
-        parent = el.getparent()
+        parent = el.parent
         result = None
-        while parent is not None:
+        while isinstance(parent, Element):
             if parent in self.scopes:
                 result = parent
                 break
@@ -129,7 +128,7 @@ class _Page:
                 result = cached
                 break
             path.append(parent)
-            parent = parent.getparent()
+            parent = parent.parent
         for p in path:
             self.owner[p] = result
         if el not in self.scopes:
@@ -139,7 +138,7 @@ class _Page:
     def subject(self, el) -> IRI | BNode:
         subj = self.memory.get(el)
         if subj is None:
-            itemid = (el.get("itemid") or "").strip()
+            itemid = (el.attr("itemid") or "").strip()
             if itemid:
                 try:
                     subj = IRI(join(self.base, itemid, self.scheme))
@@ -153,13 +152,13 @@ class _Page:
     def properties(self, item) -> list:
         """The note's "properties of an item": nested property elements, then those reached by itemref."""
         own = self.props.get(item, [])
-        refs = item.get("itemref")
+        refs = item.attr("itemref")
         if not refs or not refs.split():
             return own
         if self.ids is None:
             self.ids = {}
-            for el in dom.find(self.root, ("id",))[0]:
-                self.ids.setdefault(el.get("id"), el)
+            for el in dom.find_nodes(self.root, ("id",)):
+                self.ids.setdefault(el.attr("id"), el)
         found = list(own)
         seen = set(own)
         seen.add(item)
@@ -173,9 +172,9 @@ class _Page:
                 if el in seen:
                     continue
                 seen.add(el)
-                if el.get("itemscope") is None:
-                    stack.extend(reversed([c for c in el if isinstance(c.tag, str)]))
-                if el.get("itemprop") is not None or el.get("itemprop-reverse") is not None:
+                if el.attr("itemscope") is None:
+                    stack.extend(reversed([c for c in el.children if isinstance(c, Element)]))
+                if el.attr("itemprop") is not None or el.attr("itemprop-reverse") is not None:
                     found.append(el)
         return found
 
@@ -197,19 +196,19 @@ class _Page:
         path = []
         result = _MISSING
         node = el
-        while node is not None:
+        while isinstance(node, Element):
             cached = self.langs.get(node, _MISSING)
             if cached is not _MISSING:
                 result = cached
                 break
-            value = node.get("lang")
+            value = node.attr("lang")
             if value is None:
-                value = node.get("xml:lang")
+                value = node.attr("xml:lang")
             path.append(node)
             if value is not None:
                 result = value.strip() or None
                 break
-            node = node.getparent()
+            node = node.parent
         if result is _MISSING:
             result = self.pragma_lang()
         for node in path:
@@ -220,47 +219,44 @@ class _Page:
         """HTML's pragma-set default language: ``<meta http-equiv=content-language>`` with one tag."""
         if self.default_lang is _MISSING:
             self.default_lang = None
-            for meta in dom.find(self.root, ("http-equiv",))[0]:
-                if meta.tag == "meta" and meta.get("http-equiv", "").strip().lower() == "content-language":
-                    content = meta.get("content", "").strip()
+            for meta in dom.find_nodes(self.root, ("http-equiv",)):
+                if meta.tag == "meta" and (meta.attr("http-equiv") or "").strip().lower() == "content-language":
+                    content = (meta.attr("content") or "").strip()
                     if content and "," not in content:
                         self.default_lang = content.split()[0]
         return self.default_lang  # type: ignore[return-value]
 
     def value(self, el) -> IRI | Literal | None:
         """The note's "property value" of a property element that is not itself an item."""
-        content = el.get("content")
+        get = el.attr
+        content = get("content")
         if content is not None:
             return Literal(content, self.lang(el))
         tag = el.tag
         attr = _URL_ATTR.get(tag)
         if attr is not None:
-            url = el.get(attr)
+            url = get(attr)
             if url is not None:
                 try:
                     return IRI(join(self.base, url.strip(), self.scheme))
                 except ValueError:
                     return None
         elif tag == "data" or tag == "meter":
-            number = el.get("value")
+            number = get("value")
             if number is not None:
                 stripped = number.strip()
                 datatype = number_datatype(stripped)
                 return Literal(stripped, None, datatype) if datatype else Literal(number)
         elif tag == "time":
-            text = el.get("datetime")
+            text = get("datetime")
             if text is None:
-                text = _text(el)
+                text = el.text
             stripped = text.strip()
             datatype = temporal_datatype(stripped)
             if datatype:
                 return Literal(stripped, None, datatype)
             return Literal(text, self.lang(el))
-        return Literal(_text(el), self.lang(el))
-
-
-def _text(el) -> str:
-    return etree.tostring(el, method="text", encoding="unicode", with_tail=False)
+        return Literal(el.text, self.lang(el))  # (the text content: turbohtml's, in C)
 
 
 def extract(page: Page) -> Iterator[tuple]:
@@ -275,19 +271,20 @@ def extract(page: Page) -> Iterator[tuple]:
     else:
         lower = page.tree_lower
         may_reverse = lower is None or b"itemprop-reverse" in lower
+    # (turbohtml's own elements, not views: the walk reads a few attributes of many elements)
     if may_reverse:
-        items, props, reverse = dom.find(root, ("itemscope", "itemprop", "itemprop-reverse"))
+        items, props, reverse = dom.find_nodes(root, ("itemscope", "itemprop", "itemprop-reverse"), merged=False)
         seen = set(props)
         props += [el for el in reverse if el not in seen]
     else:
-        items, props = dom.find(root, ("itemscope", "itemprop"))
+        items, props = dom.find_nodes(root, ("itemscope", "itemprop"), merged=False)
     if not items:
         return
     st = _Page(root, page.base)
     scopes = st.scopes
     scopes.update(items)
     # Top-level items: itemscope without itemprop (an itemprop-reverse alone does not make a property).
-    queue: deque = deque((el, None) for el in items if el.get("itemprop") is None)
+    queue: deque = deque((el, None) for el in items if el.attr("itemprop") is None)
     for el in props:
         owner = st.owner_of(el)
         if owner is not None:
@@ -297,7 +294,7 @@ def extract(page: Page) -> Iterator[tuple]:
     while queue:
         item, inherited = queue.popleft()
         subj = st.subject(item)
-        types = [IRI(t) for t in (item.get("itemtype") or "").split() if _ABSOLUTE.match(t)]
+        types = [IRI(t) for t in (item.attr("itemtype") or "").split() if _ABSOLUTE.match(t)]
         item_type = types[0] if types else inherited
         if (item, item_type) in expanded:
             continue
@@ -305,8 +302,8 @@ def extract(page: Page) -> Iterator[tuple]:
         for t in types:
             yield subj, RDF_TYPE, t
         for el in st.properties(item):
-            names = (el.get("itemprop") or "").split()
-            reverse = (el.get("itemprop-reverse") or "").split()
+            names = (el.attr("itemprop") or "").split()
+            reverse = (el.attr("itemprop-reverse") or "").split()
             if not names and not reverse:
                 continue
             if el in scopes:

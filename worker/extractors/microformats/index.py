@@ -26,12 +26,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-from lxml import etree
-
 from ...html import dom
 from ...rdf.terms import BNode
 
-_FIRST_WITH_CLASS = etree.XPath("(descendant-or-self::*[@class])[1]")
+_FIRST_WITH_CLASS = dom.first_with_class
 # Root classes of the ten formats: the extractors look inside elements with one of them (value-class elements
 # inside one belong to it), so the index is built over those elements' subtrees alone where it can be.
 ROOT_CLASSES = frozenset(("vcard", "adr", "geo", "vcalendar", "vevent", "vtodo", "vjournal", "vfreebusy", "hreview",

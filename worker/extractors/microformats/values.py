@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin
 
-from lxml import etree
-
+from ...html import dom
 from ...rdf.terms import IRI
 from .index import ROOT_CLASSES, MfIndex
 
@@ -27,9 +26,7 @@ def norm(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-def text(el) -> str:
-    """The element's text content (descendants included, its tail excluded)."""
-    return etree.tostring(el, method="text", encoding="unicode", with_tail=False)
+text = dom.text_content  # the element's text content (descendants included, its tail excluded)
 
 
 def resolve(base: str, ref: str) -> IRI | None:

@@ -21,11 +21,12 @@ _ATTRIBUTES = ("property", "typeof", "vocab")
 _HEAD_ATTRIBUTES = ("property", "rel", "rev")
 
 
-def _may_relate(el) -> bool:
-    """Whether some ``@rel``/``@rev`` token of ``el`` could resolve without a ``@vocab``: a CURIE or IRI, or a
-    core term (``license``, ``describedby``, ``role``). ``rel="stylesheet"`` cannot."""
+def _may_relate(get) -> bool:
+    """Whether some ``@rel``/``@rev`` token of an element (``get``: its attribute getter) could resolve without a
+    ``@vocab``: a CURIE or IRI, or a core term (``license``, ``describedby``, ``role``). ``rel="stylesheet"``
+    cannot."""
     for name in ("rel", "rev"):
-        value = el.get(name)
+        value = get(name)
         if value:
             for token in value.split():
                 if ":" in token or token.lower() in INITIAL_TERMS:
@@ -50,8 +51,8 @@ def _head_only(root, properties: int, rels: int, revs: int) -> list | None:
     if head is None:
         return None
     found = []
-    for child in dom.find(head, _HEAD_ATTRIBUTES, dom.CHILDREN, True):  # (no proxy for the other children)
-        get = child.get
+    for child in dom.find_nodes(head, _HEAD_ATTRIBUTES, dom.CHILDREN):  # (a view for those kept alone)
+        get = child.attr
         hit = False
         if get("property") is not None:
             properties -= 1
@@ -66,7 +67,7 @@ def _head_only(root, properties: int, rels: int, revs: int) -> list | None:
             hit = True
         if hit:
             found.append(child)
-    return found if properties == rels == revs == 0 else None
+    return [dom.view(n) for n in found] if properties == rels == revs == 0 else None
 
 
 def source_counts(lower: bytes) -> tuple[int, bool, bool, int, int]:
@@ -101,11 +102,11 @@ def bearing_elements(root, counts: tuple[int, bool, bool, int, int] | None = Non
         names = tuple(name for name, present in (("property", properties), ("typeof", typeof),
                                                  ("vocab", vocab), ("rel", rels or vocab), ("rev", revs or vocab))
                       if present)
-    found = dom.find(root, names, dom.DOCUMENT, True)
-    if vocab and any(el.get("vocab") is not None for el in found):
-        return found  # terms in @rel/@rev may resolve anywhere now: keep every candidate
-    return [el for el in found if el.get("property") is not None or el.get("typeof") is not None
-            or _may_relate(el)]
+    found = dom.find_nodes(root, names, dom.DOCUMENT)
+    if vocab and any(n.attr("vocab") is not None for n in found):
+        return [dom.view(n) for n in found]  # terms in @rel/@rev may resolve anywhere now: keep every candidate
+    return [dom.view(n) for n in found if n.attr("property") is not None or n.attr("typeof") is not None
+            or _may_relate(n.attr)]
 
 
 # Attributes with a value (an empty or valueless @property, @typeof or @vocab yields nothing by itself, and

@@ -19,8 +19,7 @@ import re
 from datetime import datetime
 from functools import lru_cache
 
-from lxml import etree
-
+from ...html import dom
 from .curie import quote_namespace
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -86,10 +85,10 @@ def _escape(s: str | None) -> str:
 def markup_literal(el, namespaces: dict[str, str] | None) -> str:
     """The children of ``el`` serialised as XML: an ``rdf:XMLLiteral`` (with ``namespaces``, the ``xmlns``
     declarations in scope, repeated on each child element) or an ``rdf:HTML`` value (``namespaces`` None)."""
-    parts = [_escape(el.text)]
+    parts = [_escape(dom.lead_text(el))]
     for child in el:
         if isinstance(child.tag, str):
-            xml = etree.tostring(child, method="xml", encoding="unicode", with_tail=False)
+            xml = dom.xml(child)
             if namespaces:
                 extra = "".join(f' {name}="{_escape(uri).replace(chr(34), "&quot;")}"'
                                 for name, uri in namespaces.items() if child.get(name) is None)
@@ -97,7 +96,7 @@ def markup_literal(el, namespaces: dict[str, str] | None) -> str:
                     end = len(child.tag) + 1
                     xml = xml[:end] + extra + xml[end:]
             parts.append(xml)
-        parts.append(_escape(child.tail))
+        parts.append(_escape(dom.tail_text(child)))
     return "".join(parts)
 
 

@@ -146,7 +146,7 @@ class Walk:
 
     def scope(self, el, parent: Scope) -> Scope:
         """``parent`` updated with the element's prefix, vocabulary and language settings (shared if none)."""
-        get = el.get
+        get = el.node.attr  # (turbohtml's own element: a third of the view's get)
         prefixes = declarations(el, parent.prefixes)
         vocab = parent.vocab
         raw = get("vocab")
@@ -247,7 +247,7 @@ class Walk:
 
     def element(self, el, scope: Scope, lists: _Lists, parent_object, parent_incomplete, is_root: bool):
         """One element's own work (pyRdfa's ``_parse_1_1`` before the recursion); None if it has no RDFa."""
-        get = el.get
+        get = el.node.attr  # (turbohtml's own element: a third of the view's get)
         parent_lists = lists
         about = get("about")
         about_pruned = about == "[]"  # an empty safe CURIE is as if the attribute were absent
