@@ -133,7 +133,8 @@ def class_index_roots(element, roots: frozenset) -> tuple[list, list, dict, dict
     tokens: list = [None] * len(nodes)
     by_class: dict[str, list] = {}
     pos: dict = {}
-    ends: dict = {}
+    ends = _Ends()
+    ends.pos = pos
     if not found:
         return kept, tokens, by_class, pos, ends
     where = {n: i for i, n in enumerate(nodes)}
@@ -158,9 +159,18 @@ def class_index_roots(element, roots: frozenset) -> tuple[list, list, dict, dict
                     by_class[token] = [el]
                 elif els[-1] is not el:
                     els.append(el)
-    for el, i in pos.items():
-        ends[el] = i + 1 + (len(el.node.select("[class]")) if len(el) else 0)
     return kept, tokens, by_class, pos, ends
+
+
+class _Ends(dict):
+    """Each indexed element's end (its position, plus one, plus the class-bearing elements below it), counted
+    by the CSS engine when first asked: the extractors ask for few of them."""
+
+    __slots__ = ("pos",)
+
+    def __missing__(self, el) -> int:
+        end = self[el] = self.pos[el] + 1 + (len(el.node.select("[class]")) if len(el) else 0)
+        return end
 
 
 def class_index_roots_py(element, roots: frozenset) -> tuple[list, list, dict, dict, dict]:

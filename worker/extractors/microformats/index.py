@@ -53,7 +53,7 @@ class MfIndex:
         # roots (none is known) builds the whole index first (:meth:`_whole`).
         found = dom.class_index_roots(root, ROOT_CLASSES)
         if found is not None and ("include" in found[2] or any(
-                e.get("itemref") is not None or e.get("headers") is not None for e in found[4])):
+                e.get("itemref") is not None or e.get("headers") is not None for e in found[3])):
             found = None
         self._index(*(found or (*dom.class_index(root), None)))
 
