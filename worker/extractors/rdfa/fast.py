@@ -25,11 +25,14 @@ _LINK_OFF_FAST = frozenset(("about", "typeof", "resource", "src", "property", "v
 def fast_triples(doc: Walk, bearing: list) -> bool:
     """Triples of a page whose RDFa is all plain ``<head>`` ``<meta>``/``<link>`` children; False if it is not."""
     root = doc.root
-    if root.tag != "html" or any(root.get(name) is not None for name in _SIGNIFICANT):
+    get = root.node.attr
+    if root.tag != "html" or any(get(name) is not None for name in _SIGNIFICANT):
         return False
     head = bearing[0].getparent()
-    if head is None or head.tag != "head" or head.getparent() is not root \
-            or any(head.get(name) is not None for name in _SIGNIFICANT):
+    if head is None or head.tag != "head" or head.getparent() is not root:
+        return False
+    get = head.node.attr
+    if any(get(name) is not None for name in _SIGNIFICANT):
         return False
     own_lang = []  # per element: whether it sets its own language (nothing else of its scope can change here)
     head_node = head.node
