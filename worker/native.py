@@ -32,7 +32,7 @@ reader); they import no Python module, and only this loader imports them.
 Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`.allocator`): the ``quadfleet``
 command preloads mimalloc or jemalloc where the machine has one, and in a process that nothing was preloaded
 into (``python -m quadfleet.cli``, library callers), loading this module routes libxml2's malloc to mimalloc
-(``html/_malloc.c``, the sixth C module). It is reported, never required: the system's malloc gives the same
+(``html/_malloc.c``, the fifth C module). It is reported, never required: the system's malloc gives the same
 output, about a tenth slower.
 
 The Python twins stay: each is the definition its C module is tested against (the tests run both on the

@@ -90,8 +90,8 @@ class Page:
 
     @property
     def _utf8(self) -> bytes:
-        """The text as UTF-8 (what the tree is parsed from): the body itself when it is exactly that (valid UTF-8 decodes
-        without replacement and encodes back to the same bytes), told without decoding it."""
+        """The text as UTF-8 (what the tree is parsed from): the body itself when it is exactly that (valid UTF-8
+        decodes without replacement and encodes back to the same bytes), told without decoding it."""
         if self.utf8_exact:
             return self.body
         return self.text.encode("utf-8", "surrogatepass")
@@ -166,10 +166,11 @@ class Page:
         appended to the bytes tells: it becomes the tree's last element only then (removed again), and before
         a ``<span>`` marker the parser re-makes every formatting element still active, so none may be among
         its ancestors (one open at the cut is one too); nor a select, table, template or foreign element
-        (``_EXOTIC``), where later tags are placed by other rules. Nor may the rest hold an ``<html>`` tag (or, for a cut in
-        the body, a ``<body>`` tag): its attributes go to the element already made (a ``lang`` reaches every
-        literal), and a ``<frameset>`` may drop the body. The elements
-        around the marker are still open at the cut, so what they hold is cut short: none may carry an
+        (``_EXOTIC``), where later tags are placed by other rules. Nor may the rest hold an ``<html>`` tag (or,
+        for a cut in the body, a ``<body>`` tag): its attributes go to the element already made (a ``lang``
+        reaches every literal), and a ``<frameset>`` may drop the body (the scanner's ``root_last`` and
+        ``body_last`` say). The elements around the marker are still open at the cut, so what they hold is
+        cut short: none may carry an
         attribute whose meaning reaches into its content (a @property takes its text, a @rel or @rev is
         completed by what it holds, an @itemprop without @itemscope takes its text, a microformat root's
         properties are inside it), as an element the scanner took for a ``<meta>`` may
