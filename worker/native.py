@@ -51,8 +51,6 @@ from . import allocator
 
 OFF_ENV = "QUADFLEET_NO_NATIVE"
 NATIVE, FALLBACK = "native", "fallback"
-# The scopes of html/dom.find: the whole document, an element's children, an element's subtree.
-DOCUMENT, CHILDREN, SUBTREE = 0, 1, 2
 
 
 @dataclass(frozen=True)

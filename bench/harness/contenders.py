@@ -119,15 +119,16 @@ def _turbohtml() -> list[Contender]:
     def structured(p: Page):
         return turbohtml.parse(p.body).structured_data()
 
+    kinds = ("json_ld", "microdata", "rdfa", "opengraph")  # (StructuredData's fields; microformats: not yet)
+
     def tally_sd(sd, c: collections.Counter) -> None:
-        for name in ("json_ld", "microdata", "rdfa", "opengraph"):
+        for name in kinds:
             n = len(getattr(sd, name))
             c[f"{name} items"] += n
             c[f"pages with {name}"] += n > 0
 
     def digest_sd(sd) -> bytes:
-        return json.dumps({name: len(getattr(sd, name)) for name in ("json_ld", "microdata", "rdfa", "opengraph")},
-                          sort_keys=True).encode("utf-8")
+        return json.dumps({name: len(getattr(sd, name)) for name in kinds}, sort_keys=True).encode("utf-8")
 
     return [
         Contender("turbohtml", "turbohtml.parse(body): the HTML5 parse alone", parse,

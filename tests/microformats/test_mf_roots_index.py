@@ -28,7 +28,7 @@ def _lines(page: Page, whole: bool, monkeypatch) -> tuple[dict, bool | None]:
     fresh = Page(url=page.url, body=page.body, content_type=page.content_type, record_id=page.record_id)
     with monkeypatch.context() as m:
         if whole:
-            m.setattr(dom, "class_index_roots", lambda element, roots: None)
+            m.setattr(dom, "class_index_roots", lambda element, roots: (*dom.class_index(element), None))
         extractors = [EXTRACTORS[f] for f in MF_FORMATS]
         results = extract_page(fresh, extractors, fired=extractors)
         doc = common._docs.get(fresh)

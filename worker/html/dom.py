@@ -17,11 +17,11 @@ import turbohtml
 from turbohtml import etree as tree_api
 from turbohtml.etree import ElementView
 
-from ..native import CHILDREN, DOCUMENT, SUBTREE
-
 __all__ = ["CHILDREN", "DOCUMENT", "Element", "SUBTREE", "class_index", "class_index_roots", "class_index_roots_py",
            "class_tokens", "find", "find_nodes", "first_with_class", "lead_text", "parse", "tail_text",
            "text_content", "view", "xml"]
+# The scopes of :func:`find`: the whole document, an element's children, an element's subtree.
+DOCUMENT, CHILDREN, SUBTREE = 0, 1, 2
 _SELECTORS: dict[tuple, str] = {}
 _TEXT_NODE = turbohtml.Text
 Element = turbohtml.Element  # turbohtml's own element (an ElementView's ``node``): its calls are the cheap ones
@@ -96,24 +96,27 @@ def class_index(element) -> tuple[list, list, dict, dict]:
     elements of each token in document order (an element once), and each element's position."""
     order = find(element, ("class",), SUBTREE, True)
     split: dict[str, list[str]] = {}
-    tokens: list = []
     by_class: dict[str, list] = {}
-    for el in order:
-        value = el.get("class")
-        toks = split.get(value)
-        if toks is None:
-            toks = split[value] = class_tokens(value)
-        tokens.append(toks)
-        for token in toks:
-            els = by_class.get(token)
-            if els is None:
-                by_class[token] = [el]
-            elif els[-1] is not el:  # class="vcard vcard"
-                els.append(el)
+    tokens = [_add(el, split, by_class) for el in order]
     return order, tokens, by_class, dict(zip(order, range(len(order))))
 
 
-def class_index_roots(element, roots: frozenset) -> tuple[list, list, dict, dict, dict] | None:
+def _add(el, split: dict[str, list[str]], by_class: dict[str, list]) -> list[str]:
+    """``el``'s class tokens (one list per distinct value, ``split``), ``el`` added to each token's elements."""
+    value = el.get("class")
+    toks = split.get(value)
+    if toks is None:
+        toks = split[value] = class_tokens(value)
+    for token in toks:
+        els = by_class.get(token)
+        if els is None:
+            by_class[token] = [el]
+        elif els[-1] is not el:  # class="vcard vcard"
+            els.append(el)
+    return toks
+
+
+def class_index_roots(element, roots: frozenset) -> tuple[list, list, dict, dict, dict]:
     """:func:`class_index` for the class-bearing elements that have a class in ``roots`` or are inside one
     that has, with each one's end (the position of the first class-bearing element after its subtree); the
     others keep their positions, with None in ``order`` and ``tokens``. Why: the microformat extractors look
@@ -145,20 +148,9 @@ def class_index_roots(element, roots: frozenset) -> tuple[list, list, dict, dict
             continue  # (inside an earlier root: indexed with it)
         stop = start + 1 + len(root.select("[class]"))
         for i in range(start, stop):
-            node = nodes[i]
-            el = kept[i] = ElementView(node)
-            value = el.get("class")
-            toks = split.get(value)
-            if toks is None:
-                toks = split[value] = class_tokens(value)
-            tokens[i] = toks
+            el = kept[i] = ElementView(nodes[i])
+            tokens[i] = _add(el, split, by_class)
             pos[el] = i
-            for token in toks:
-                els = by_class.get(token)
-                if els is None:
-                    by_class[token] = [el]
-                elif els[-1] is not el:
-                    els.append(el)
     return kept, tokens, by_class, pos, ends
 
 
@@ -205,7 +197,7 @@ def _texts(nodes) -> str | None:
     for n in nodes:
         if isinstance(n, _TEXT_NODE):
             parts.append(n.data)
-        elif isinstance(n, turbohtml.Element):
+        elif isinstance(n, Element):
             break
     return "".join(parts) if parts else None
 

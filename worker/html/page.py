@@ -192,7 +192,7 @@ class Page:
         parent = mark.getparent()
         if mark.tag != marker[0] or mark.get("name") != _CUT_NAME or len(mark.attrib) != 1 or parent is None:
             return None
-        roots = self.evidence.classes if self.evidence is not None else ()
+        roots = ev.classes
         node = parent.node
         while isinstance(node, dom.Element):  # the elements still open at the cut: what they hold goes on past it
             if node.tag in _FORMATTING or node.tag in _EXOTIC:

@@ -46,16 +46,16 @@ class MfIndex:
         self.root = root
         self.base = base
         self.url = url
-        # One walk in C (worker/html/dom.py), with proxies only for the elements inside a root and their ends
-        # (``_ends``): every lookup the extractors make is inside a root, where this index is the whole one.
-        # Not where a root's scope reaches beyond its subtree (an include, @itemref or @headers), nor without
-        # the C walk: then every class-bearing element is indexed; and any lookup of an element outside the
-        # roots (none is known) builds the whole index first (:meth:`_whole`).
+        # The CSS engine's lookups (worker/html/dom.py), with proxies only for the elements inside a root and
+        # their ends (``_ends``): every lookup the extractors make is inside a root, where this index is the
+        # whole one. Not where a root's scope reaches beyond its subtree (an include, @itemref or @headers): then
+        # every class-bearing element is indexed; and any lookup of an element outside the roots (none is known)
+        # builds the whole index first (:meth:`_whole`).
         found = dom.class_index_roots(root, ROOT_CLASSES)
-        if found is not None and ("include" in found[2] or any(
-                e.get("itemref") is not None or e.get("headers") is not None for e in found[3])):
-            found = None
-        self._index(*(found or (*dom.class_index(root), None)))
+        if "include" in found[2] or any(e.get("itemref") is not None or e.get("headers") is not None
+                                        for e in found[3]):
+            found = (*dom.class_index(root), None)
+        self._index(*found)
 
     def _index(self, order: list, tokens: list, by_class: dict, pos: dict, ends: dict | None) -> None:
         self.by_class = by_class
