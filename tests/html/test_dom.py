@@ -80,3 +80,33 @@ def test_class_index():
     assert by_class["vcard"] == order[2:] and pos[order[3]] == 3
     assert len(dom.class_index(order[3])[0]) == 2
     assert dom.first_with_class(order[3]) == [order[3]] and dom.first_with_class(doc)[0] is order[0]
+
+
+_DEFERRED = """
+import sys
+from quadfleet.worker.html import dom
+tree = dom.parse(b"<p itemscope><span itemprop=name>n</span></p>")
+print(sorted(m for m in sys.modules if m.startswith("turbohtml")))
+import turbohtml
+from turbohtml import etree
+print(turbohtml.Element is dom.Element, turbohtml.etree is dom.tree_api, etree.ElementView is dom.ElementView)
+print(len(turbohtml.parse("<div itemscope><b itemprop=x>y</b></div>").structured_data().microdata))
+try:
+    tree.node.select("[[[")
+except ValueError as exc:
+    print(type(exc).__name__)
+"""
+
+
+def test_turbohtml_package_body_runs_only_when_asked():
+    """quadfleet loads turbohtml's C core alone (its package body imports every extra at start-up); a later
+    ``import turbohtml`` in the same process still gets the whole package, on the same core and types."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _DEFERRED], capture_output=True, text=True, check=True).stdout
+    modules, same, items, error = out.splitlines()
+    assert modules == "['turbohtml', 'turbohtml._html', 'turbohtml.etree']"
+    assert same == "True True True"
+    assert items == "1"
+    assert error == "SelectorSyntaxError"  # (registered by the package body, which ran at `import turbohtml`)

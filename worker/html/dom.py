@@ -11,11 +11,36 @@ lookups by attribute run on turbohtml's CSS engine in C and make proxies only fo
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import re
+import sys
 
-import turbohtml
-from turbohtml import etree as tree_api
-from turbohtml.etree import ElementView
+
+def _core():
+    """turbohtml's C core and its ElementTree views, without running its package's ``__init__`` until someone
+    asks for more. That ``__init__`` imports every extra (its article extractor, renderer, certifi, ...):
+    about 45 ms and 2 MiB of each process's start-up, none of it needed to parse a page. The package module
+    is made as the import system makes it (same spec, path and file), its body deferred to the first
+    attribute it lacks (PEP 562's module ``__getattr__``), so ``import turbohtml`` elsewhere in the process
+    gets the whole package, with the same C core and types as quadfleet's trees."""
+    if "turbohtml" not in sys.modules:
+        spec = importlib.util.find_spec("turbohtml")
+        if spec is not None and spec.loader is not None and spec.submodule_search_locations is not None:
+            package = importlib.util.module_from_spec(spec)
+
+            def __getattr__(name: str):  # the first attribute the core alone lacks: run the package's body
+                del package.__dict__["__getattr__"]
+                spec.loader.exec_module(package)
+                return getattr(package, name)
+
+            package.__getattr__ = __getattr__
+            sys.modules["turbohtml"] = package
+    return importlib.import_module("turbohtml._html"), importlib.import_module("turbohtml.etree")
+
+
+turbohtml, tree_api = _core()
+ElementView = tree_api.ElementView
 
 __all__ = ["CHILDREN", "DOCUMENT", "Element", "SUBTREE", "class_index", "class_index_roots", "class_index_roots_py",
            "class_tokens", "find", "find_nodes", "first_with_class", "lead_text", "parse", "tail_text",
