@@ -23,17 +23,17 @@ import re
 from .context import is_schema_org, reduced_context
 from .offline import resolve
 
-__all__ = ["expand_schema_org"]
+__all__ = ["expand_schema_org", "document_iri", "Decline", "COERCED", "SPECIAL", "TERM", "VOCAB"]
 
 VOCAB = "http://schema.org/"
 # A term whose expansion is vocab + term (what pyld's absolute-IRI test accepts, without ":" or white space).
-_TERM = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]*\Z")
+TERM = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]*\Z")
 # pyld's _is_absolute_iri
 _ABSOLUTE = re.compile(r"([A-Za-z][A-Za-z0-9+\-.]*|_):[^\s]*\Z")
 _DEFAULT_BASE = "http://example.com"  # what pyld resolves against when the base is empty: never used by us
 
 
-class _Fail(Exception):
+class Decline(Exception):
     """The block is outside the subset: let pyld expand it."""
 
 
@@ -51,21 +51,21 @@ def _context_tables() -> tuple[dict[str, str], frozenset]:
     return coerced, frozenset(special)
 
 
-_COERCED, _SPECIAL = _context_tables()
+COERCED, SPECIAL = _context_tables()
 _ALL_TERMS = frozenset(reduced_context()["@context"])
 
 
-def _iri(value, base: str) -> str:
+def document_iri(value, base: str) -> str:
     """pyld's ``_expand_iri(value, base=base)`` (document-relative, no vocabulary) for the subset."""
     if type(value) is not str or value.startswith("@"):
-        raise _Fail
+        raise Decline
     colon = value.find(":")
     if colon > 0:
         prefix, suffix = value[:colon], value[colon + 1:]
         if prefix == "_" or suffix.startswith("//"):
             return value
         if prefix in _ALL_TERMS:
-            raise _Fail  # a compact IRI of the context (schema:, dc:, ...)
+            raise Decline  # a compact IRI of the context (schema:, dc:, ...)
         if _ABSOLUTE.match(value):
             return value
     return resolve(value, base or _DEFAULT_BASE)
@@ -73,8 +73,8 @@ def _iri(value, base: str) -> str:
 
 def _type_iri(value) -> str:
     """pyld's ``_expand_iri(value, vocab=True)`` for the subset (a type name)."""
-    if type(value) is not str or not _TERM.match(value) or value in _SPECIAL:
-        raise _Fail
+    if type(value) is not str or not TERM.match(value) or value in SPECIAL:
+        raise Decline
     return VOCAB + value
 
 
@@ -86,22 +86,22 @@ def _node(obj: dict, base: str, top: bool) -> dict:
             # node): the active context stays what it was, so pyld's result is the same.
             if top or type(value) is str and is_schema_org(value):
                 continue
-            raise _Fail
+            raise Decline
         if key == "@id" or key == "id":
             if "@id" in out:
-                raise _Fail
-            out["@id"] = _iri(value, base)
+                raise Decline
+            out["@id"] = document_iri(value, base)
             continue
         if key == "@type" or key == "type":
             if "@type" in out:
-                raise _Fail
+                raise Decline
             values = value if type(value) is list else [value]
             if values:
                 out["@type"] = [_type_iri(v) for v in values]
             continue  # (no type at all for "@type": [], as pyld adds none)
-        if not _TERM.match(key) or key in _SPECIAL:
-            raise _Fail
-        coerce = _COERCED.get(key)
+        if not TERM.match(key) or key in SPECIAL:
+            raise Decline
+        coerce = COERCED.get(key)
         is_list = type(value) is list
         expanded = []
         items = (value,) if not is_list else _flat(value) if list in map(type, value) else value
@@ -111,17 +111,17 @@ def _node(obj: dict, base: str, top: bool) -> dict:
                 continue
             if t is str:
                 if coerce == "@id":
-                    expanded.append({"@id": _iri(v, base)})
+                    expanded.append({"@id": document_iri(v, base)})
                 elif coerce is not None:
                     expanded.append({"@type": coerce, "@value": v})
                 else:
                     expanded.append({"@value": v})
             elif t is dict:
                 if not v:
-                    raise _Fail
+                    raise Decline
                 node = _node(v, base, False)
                 if not node:
-                    raise _Fail
+                    raise Decline
                 expanded.append(node)
             elif t is bool or t is int or t is float:
                 if coerce is not None and coerce != "@id":
@@ -129,7 +129,7 @@ def _node(obj: dict, base: str, top: bool) -> dict:
                 else:
                     expanded.append({"@value": v})
             else:
-                raise _Fail  # anything else
+                raise Decline  # anything else
         if expanded or is_list:
             out[VOCAB + key] = expanded
     return out
@@ -163,11 +163,11 @@ def expand_schema_org(data, base: str) -> list | None:
                      (graph if type(graph) is list else (graph,)) if obj is not None]
         else:
             nodes = [_node(data, base, True)]
-    except (_Fail, ValueError, RecursionError):
+    except (Decline, ValueError, RecursionError):
         return None
     # pyld drops free-floating nodes: empty ones and those with an @id alone
     return [node for node in nodes if node and list(node) != ["@id"]]
 
 
 def _fail():
-    raise _Fail
+    raise Decline

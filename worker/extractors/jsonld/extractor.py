@@ -8,6 +8,7 @@ contributes nothing rather than half.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from typing import Iterator
 
 from ...html.blocks import iter_blocks, iter_blocks_utf8
@@ -15,6 +16,7 @@ from ...html.page import Page
 from ..base import Extractor
 from .context import RemoteContextError, expand
 from .direct import expand_schema_org
+from .fused import schema_org_triples
 from .rdf import to_triples
 from .repair import InvalidJSON, TooDeep, parse
 
@@ -49,7 +51,13 @@ def _expand_block(data, base: str, full_context: bool, events: Counter) -> list:
 
 def block_triples(data, base: str, label_prefix: str, full_context: bool = False,
                   events: Counter | None = None) -> list[tuple]:
-    """The triples of one parsed block (a JSON object or array); see :func:`_expand_block` for errors."""
+    """The triples of one parsed block (a JSON object or array); see :func:`_expand_block` for errors.
+
+    A block of plain schema.org objects only (most of them) is walked once, straight to its triples; any
+    other takes the expansion and then :func:`to_triples`, which give the same triples for those."""
+    triples = schema_org_triples(data, base, label_prefix)
+    if triples is not None:
+        return triples
     if events is None:
         events = Counter()
     return to_triples(_expand_block(data, base, full_context, events), label_prefix)
@@ -69,6 +77,12 @@ def _error_kind(exc: BaseException) -> str:
 
 
 def extract(page: Page) -> Iterator[tuple]:
+    """The page's triples, block by block (a chain over each block's list: no generator step per triple)."""
+    return chain.from_iterable(_blocks_triples(page))
+
+
+def _blocks_triples(page: Page) -> Iterator[list]:
+    """Each usable block's triples, as one list per block (see the module docstring for failures)."""
     events = page.events
     base = None
     # (a page whose text is its bytes as UTF-8 is not decoded whole: only its blocks are)
@@ -96,7 +110,7 @@ def extract(page: Page) -> Iterator[tuple]:
         except Exception as exc:  # one block's failure (pyld error, recursion, ...) costs only that block
             events[_error_kind(exc)] += 1
             continue
-        yield from triples
+        yield triples
 
 
 EXTRACTOR = Extractor(id="html-embedded-jsonld", extract=extract, fires=lambda ev: ev.jsonld, needs_tree=False)

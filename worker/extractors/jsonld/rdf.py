@@ -21,7 +21,7 @@ try:  # JSON canonicalization (RFC 8785) as pyld does it; c14n comes with pyld
 except ImportError:  # pragma: no cover
     _jcs = None
 
-__all__ = ["to_triples"]
+__all__ = ["to_triples", "value_literal", "URL_TRIM"]
 
 RDF_FIRST = IRI(RDF + "first")
 RDF_REST = IRI(RDF + "rest")
@@ -32,7 +32,7 @@ XSD_DOUBLE = XSD + "double"
 XSD_INTEGER = XSD + "integer"
 XSD_STRING = XSD + "string"
 # Characters the WHATWG URL parser strips from both ends of a URL (C0 controls and space).
-_URL_TRIM = "".join(map(chr, range(0x21)))
+URL_TRIM = "".join(map(chr, range(0x21)))
 _DOUBLE_EXP = re.compile(r"(\d)0*E\+?(-)?0*(\d)")
 
 
@@ -51,7 +51,7 @@ def _json_literal(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _literal(item: dict) -> Literal:
+def value_literal(item: dict) -> Literal:
     """An expanded value object as a literal (see pyld's ``_object_to_rdf``)."""
     value = item["@value"]
     datatype = item.get("@type")
@@ -104,12 +104,12 @@ def to_triples(expanded: list, label_prefix: str) -> list[tuple]:
                 label = labels[ref] = fresh()
             return label
         if ref and (ref[0] <= " " or ref[-1] <= " "):
-            ref = ref.strip(_URL_TRIM)
+            ref = ref.strip(URL_TRIM)
         return IRI(ref)
 
     def obj(item):
         if "@value" in item:
-            return _literal(item)
+            return value_literal(item)
         if "@list" in item:
             return rdf_list(item["@list"])
         return node(item)
