@@ -101,7 +101,13 @@ class Page:
         """Whether :attr:`text` is the body's bytes read as UTF-8, character for character (no byte-order
         mark, nothing replaced): then a slice of the bytes between two ASCII characters decodes to the
         same slice of the text, and consumers can skip decoding the whole page."""
-        return self.encoding == "utf-8" and _utf8_valid(self.body)
+        return self.encoding == "utf-8" and self.utf8_valid
+
+    @cached_property
+    def utf8_valid(self) -> bool:
+        """Whether the body's bytes are valid UTF-8: asked by :attr:`encoding`, :attr:`utf8_exact` and the cut,
+        and a pass over the whole page each time, so told once."""
+        return _utf8_valid(self.body)
 
     @property
     def text(self) -> str:
@@ -114,7 +120,7 @@ class Page:
         declared = self.declared_charset
         if declared is not None:
             return declared[0]
-        if "_decoded" not in self.__dict__ and _utf8_valid(self.body):
+        if "_decoded" not in self.__dict__ and self.utf8_valid:
             return "utf-8"
         return self._decoded[1]
 
@@ -181,7 +187,8 @@ class Page:
             return None  # (a later <html>/<body> tag adds its attributes to that element; a <frameset> drops the body)
         data = self.body[:cut]
         # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
-        if self.encoding != "utf-8" or not _utf8_valid(data):
+        # (a cut is at a tag's end: the bytes before it of a body known to be valid are valid too)
+        if self.encoding != "utf-8" or not (self.__dict__.get("utf8_valid") or _utf8_valid(data)):
             data = data.decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
         root = dom.parse(data + marker[1])
         mark = root
