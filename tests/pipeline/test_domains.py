@@ -151,3 +151,32 @@ def test_extraction_does_not_import_tldextract_or_requests():
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+def test_host_of_is_urlsplits_hostname():
+    """host_of's fast path for plain hosts gives what urlsplit's hostname gives, on odd URLs, every corpus page's
+    URL and random ones built of the characters that matter to urlsplit (brackets, '@', ports, whitespace)."""
+    import random
+    from urllib.parse import urlsplit
+
+    from conftest import corpus_pages
+    from quadfleet.worker.pipeline.process import host_of
+
+    def reference(url: str) -> str:
+        try:
+            return (urlsplit(url).hostname or "").lower()
+        except ValueError:
+            return ""
+
+    urls = ["http://Example.COM", "https://a.b:80/x", "http://u@h.com/", "http://h.com:80@evil/", "http://h.com?x@y",
+            "http://h.com#@x", "http://[::1]/", "http://h .com/", "HTTP://h.com/", "http://h.com\t/", "http://h.com\n",
+            " http://h.com/", "http://h.com:xx/", "http://h.com:8]/", "http://h.com.", "http://h.com:", "ftp://h.com/",
+            "http://h.com:80/a@b", "https://h.com:443?q", "http://h_x.com/", "http://ünï.de/", "http://h.com\\x"]
+    urls += [page.url for page in corpus_pages()]
+    rnd = random.Random(7)
+    alphabet = "aZ09.-:/?#@[]% \t\n\r_\\ü\x00"
+    urls += [rnd.choice(("http://", "https://", "HTTP://", "http:/", "")) +
+             "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12))) for _ in range(50_000)]
+    wrong = [(url, host_of(url), reference(url)) for url in urls if host_of(url) != reference(url)]
+    assert not wrong, wrong[:5]
+    assert host_of("https://Shop.Example.com:8443/p?id=1") == "shop.example.com"
