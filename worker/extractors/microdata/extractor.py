@@ -19,18 +19,18 @@ Choices, and why:
   Number and date datatypes are in :mod:`.values`. An empty ``itemid`` gives a blank node: resolved,
   it would make every such item the page itself. ``itemprop-reverse`` (the note's experimental appendix) is
   supported, as the suite tests it.
-- **Speed.** One walk of the tree in C (:mod:`...html.dom`) finds the ``itemscope`` and ``itemprop`` elements;
-  each property element is then given to its item by walking up to the nearest ``itemscope`` ancestor,
-  memoised, so a page costs O(elements touched) whatever its nesting. Only ``itemref`` targets are crawled
-  element by element. Items are expanded from a queue, not by recursion, so deep or cyclic markup
-  (``itemref`` loops, W3C test 0085) cannot overflow the stack: an item is expanded once per type context,
-  as the note's *memory* implies.
+- **Speed.** turbohtml's CSS engine (C) finds the ``itemscope`` elements of the page, then the ``itemprop``
+  elements inside the outermost items only; each property element is given to its item, and each value to its
+  language, by turbohtml's ``closest`` (C) rather than a Python walk up the parents. Predicates are
+  remembered per item type across pages, URL values per page. Only ``itemref`` targets are crawled element
+  by element. Items are expanded from a queue, not by recursion, so deep or cyclic markup (``itemref`` loops,
+  W3C test 0085) cannot overflow the stack: an item is expanded once per type context, as the note's
+  *memory* implies.
 """
 from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Iterator
 
 from ...html import dom
 from ...html.dom import Element
@@ -53,9 +53,19 @@ _URL_ATTR = {
     "video": "src", "object": "data",
 }
 _MISSING = object()
+# What turbohtml's ``closest`` looks for: an item, or a language; or a template, where it reads past the tree's end.
+_SCOPE_OR_TEMPLATE = "[itemscope], template"
+_LANG_OR_TEMPLATE = "[lang], [xml\\:lang], template"
+_CACHE_MAX = 4096  # entries of a cache kept across pages (then it starts again)
+# Literal(value, lang, datatype) without the named tuple's Python-level __new__ (half the cost of a value)
+_new = tuple.__new__
 
 _prefixes: tuple[str, ...] = ()
 _expansions: dict[str, tuple[IRI, ...]] = {}
+_TYPED: dict[str, dict] = {}  # item type -> property name -> (predicate, extras): see _Page.predicates
+_TYPED_SIZE = [0]  # the names in _TYPED, which starts again past _PREDICATES_MAX
+_PREDICATES_MAX = 50_000
+_TYPES: dict[str | None, tuple[IRI, ...]] = {}  # itemtype value -> its absolute IRIs
 
 
 def use_registry(registry: dict[str, dict]) -> None:
@@ -79,6 +89,8 @@ def use_registry(registry: dict[str, dict]) -> None:
                 expansions[_join(prefix, name)] = tuple(IRI(t) for t in extra)
     _prefixes = tuple(sorted(prefixes, key=len, reverse=True))
     _expansions = expansions
+    _TYPED.clear()  # (its predicates and extras were made with the registry before)
+    _TYPED_SIZE[0] = 0
 
 
 def _join(vocab: str, name: str) -> str:
@@ -97,43 +109,31 @@ def _vocabulary(item_type: str) -> str:
 class _Page:
     """Per-page state: the note's *memory* (item -> subject) and the caches that keep the walk linear."""
 
-    __slots__ = ("base", "scheme", "doc", "root", "scopes", "owner", "props", "ids", "memory", "langs",
-                 "default_lang", "predicates")
+    __slots__ = ("base", "scheme", "doc", "root", "scopes", "props", "ids", "memory", "langs", "default_lang",
+                 "untyped", "joined")
 
-    def __init__(self, root, base: str):
+    def __init__(self, root, base: str, items: list):
         self.root = root
         self.base = base
         self.scheme = base_scheme(base)
         self.doc = base.split("#", 1)[0]
-        self.scopes: set = set()
-        self.owner: dict = {}  # element -> nearest ancestor-or-self item element (or None)
+        self.scopes: set = set(items)
         self.props: dict = {}  # item element -> its property elements found by nesting
         self.ids: dict | None = None
         self.memory: dict = {}
-        self.langs: dict = {}
+        self.langs: dict = {}  # element -> its language (ancestor-or-self), for the elements asked or passed
         self.default_lang: object = _MISSING
-        self.predicates: dict = {}
+        self.untyped: dict = {}  # property name -> (predicate, registry extras) with no vocabulary: the page's
+        self.joined: dict = {}  # URL attribute value -> its IRI on this page (None: it cannot be resolved)
 
-    def owner_of(self, el):
-        """The nearest strict ancestor of ``el`` that is an item; each element passed on the way is cached."""
-        path = []
-        parent = el.parent
-        result = None
-        while isinstance(parent, Element):
-            if parent in self.scopes:
-                result = parent
-                break
-            cached = self.owner.get(parent, _MISSING)
-            if cached is not _MISSING:
-                result = cached
-                break
-            path.append(parent)
-            parent = parent.parent
-        for p in path:
-            self.owner[p] = result
-        if el not in self.scopes:
-            self.owner[el] = result
-        return result
+    def owner_walk(self, node):
+        """The nearest ancestor-or-self of ``node`` that is an item, by the parent walk of the note's tree
+        (:func:`_group` does it in C, unless turbohtml's ``closest`` would climb out of a template's content)."""
+        while isinstance(node, Element):
+            if node in self.scopes:
+                return node
+            node = node.parent
+        return None
 
     def subject(self, el) -> IRI | BNode:
         subj = self.memory.get(el)
@@ -178,21 +178,58 @@ class _Page:
                     found.append(el)
         return found
 
-    def predicate(self, item_type: str | None, name: str) -> IRI:
-        key = (item_type, name)
-        pred = self.predicates.get(key)
-        if pred is None:
-            if _ABSOLUTE.match(name):
-                pred = IRI(name)
-            elif item_type is None:
-                pred = IRI(f"{self.doc}#{name}")
-            else:
-                pred = IRI(_join(_vocabulary(item_type), name))
-            self.predicates[key] = pred
-        return pred
+    def predicates(self, item_type: str | None) -> dict:
+        """Property name -> (predicate IRI, the registry's extra predicates or None) in an item of
+        ``item_type``: across pages for a type (the answer depends on the type and the registry only), for
+        this page where there is no type (the page's address makes the IRI)."""
+        if item_type is None:
+            return self.untyped
+        found = _TYPED.get(item_type)
+        if found is None:
+            if len(_TYPED) >= _CACHE_MAX:
+                _TYPED.clear()
+            found = _TYPED[item_type] = {}
+        return found
+
+    def predicate(self, preds: dict, item_type: str | None, name: str) -> tuple[IRI, tuple | None]:
+        """The note's "generate predicate URI" for ``name``, entered in ``preds`` (:meth:`predicates`)."""
+        if _ABSOLUTE.match(name):
+            pred = IRI(name)
+        elif item_type is None:
+            pred = IRI(f"{self.doc}#{name}")
+        else:
+            pred = IRI(_join(_vocabulary(item_type), name))
+        if item_type is not None:
+            _TYPED_SIZE[0] += 1
+            if _TYPED_SIZE[0] > _PREDICATES_MAX:  # (the caller's ``preds`` stays right, only detached)
+                _TYPED.clear()
+                _TYPED_SIZE[0] = 0
+        entry = preds[name] = (pred, _expansions.get(pred))
+        return entry
 
     def lang(self, el) -> str | None:
-        """The language of ``el``: nearest ancestor-or-self ``lang``/``xml:lang``, else the meta pragma."""
+        """The language of ``el``: nearest ancestor-or-self ``lang``/``xml:lang``, else the meta pragma.
+
+        turbohtml's ``closest`` finds that element in C; the Python walk is kept for what ``closest`` reads
+        differently from the note's tree: a template's content (see :meth:`owner_of`), and an element the
+        selector matched whose attributes ``attr`` does not read as ``lang``/``xml:lang``."""
+        holder = el.closest(_LANG_OR_TEMPLATE)
+        if holder is None:
+            return self.pragma_lang()
+        found = self.langs.get(holder, _MISSING)
+        if found is _MISSING:
+            if holder.tag == "template":
+                return self.lang_walk(el)
+            value = holder.attr("lang")
+            if value is None:
+                value = holder.attr("xml:lang")
+                if value is None:
+                    return self.lang_walk(el)
+            found = self.langs[holder] = value.strip() or None
+        return found
+
+    def lang_walk(self, el) -> str | None:
+        """:meth:`lang` by walking up the parents, each element passed cached."""
         path = []
         result = _MISSING
         node = el
@@ -212,7 +249,8 @@ class _Page:
         if result is _MISSING:
             result = self.pragma_lang()
         for node in path:
-            self.langs[node] = result
+            if node.tag != "template":  # (a template's entry would answer for its content in lang())
+                self.langs[node] = result
         return result
 
     def pragma_lang(self) -> str | None:
@@ -226,21 +264,29 @@ class _Page:
                         self.default_lang = content.split()[0]
         return self.default_lang  # type: ignore[return-value]
 
+    def url(self, value: str) -> IRI | None:
+        """A URL attribute's value resolved against the base (None if it cannot be), once per page."""
+        found = self.joined.get(value, _MISSING)
+        if found is _MISSING:
+            try:
+                found = IRI(join(self.base, value.strip(), self.scheme))
+            except ValueError:
+                found = None
+            self.joined[value] = found
+        return found  # type: ignore[return-value]
+
     def value(self, el) -> IRI | Literal | None:
         """The note's "property value" of a property element that is not itself an item."""
         get = el.attr
         content = get("content")
         if content is not None:
-            return Literal(content, self.lang(el))
+            return _new(Literal, (content, self.lang(el), None))
         tag = el.tag
         attr = _URL_ATTR.get(tag)
         if attr is not None:
             url = get(attr)
             if url is not None:
-                try:
-                    return IRI(join(self.base, url.strip(), self.scheme))
-                except ValueError:
-                    return None
+                return self.url(url)
         elif tag == "data" or tag == "meter":
             number = get("value")
             if number is not None:
@@ -256,14 +302,14 @@ class _Page:
             if datatype:
                 return Literal(stripped, None, datatype)
             return Literal(text, self.lang(el))
-        return Literal(el.text, self.lang(el))  # (the text content: turbohtml's, in C)
+        return _new(Literal, (el.text, self.lang(el), None))  # (the text content: turbohtml's, in C)
 
 
-def extract(page: Page) -> Iterator[tuple]:
+def extract(page: Page) -> list[tuple]:
     """Triples of every top-level item in the page (see the module docstring for the rules)."""
     root = page.tree
     if root is None:
-        return
+        return []
     # experimental and rare: itemprop-reverse is looked for only if the page's markup has it (or may: a page
     # whose markup is not ASCII bytes, UTF-16 say, is not searched as bytes)
     if page.evidence is not None:
@@ -271,39 +317,94 @@ def extract(page: Page) -> Iterator[tuple]:
     else:
         lower = page.tree_lower
         may_reverse = lower is None or b"itemprop-reverse" in lower
-    # (turbohtml's own elements, not views: the walk reads a few attributes of many elements)
-    if may_reverse:
-        items, props, reverse = dom.find_nodes(root, ("itemscope", "itemprop", "itemprop-reverse"), merged=False)
+    items = dom.find_nodes(root, ("itemscope",))
+    if not items:
+        return []
+    st = _Page(root, page.base, items)
+    _group(st, _property_elements(items, may_reverse))
+    # Top-level items: itemscope without itemprop (an itemprop-reverse alone does not make a property).
+    return _triples(st, [el for el in items if el.attr("itemprop") is None], may_reverse)
+
+
+def _property_elements(items: list, may_reverse: bool) -> list:
+    """The elements with ``itemprop`` (then those with only ``itemprop-reverse``) that may belong to an item, in
+    document order: those inside an outermost item (no item above it), found by turbohtml's CSS engine in C.
+
+    Why not the whole page's: the items' subtrees hold about two fifths of a real page's elements, and an element
+    outside them has no item to belong to (``itemref`` targets are crawled apart). ``closest`` here climbs from a
+    template's content to the template, as ``select`` descends into it: the subtrees cover what the walk sees."""
+    props: list = []
+    reverse: list = []
+    for el in items:
+        parent = el.parent
+        if isinstance(parent, Element) and parent.closest("[itemscope]") is not None:
+            continue  # (inside an item listed before it)
+        props += el.select("[itemprop]")
+        if may_reverse:
+            reverse += el.select("[itemprop-reverse]")
+    if reverse:
         seen = set(props)
         props += [el for el in reverse if el not in seen]
-    else:
-        items, props = dom.find_nodes(root, ("itemscope", "itemprop"), merged=False)
-    if not items:
-        return
-    st = _Page(root, page.base)
-    scopes = st.scopes
-    scopes.update(items)
-    # Top-level items: itemscope without itemprop (an itemprop-reverse alone does not make a property).
-    queue: deque = deque((el, None) for el in items if el.attr("itemprop") is None)
-    for el in props:
-        owner = st.owner_of(el)
-        if owner is not None:
-            st.props.setdefault(owner, []).append(el)
+    return props
 
+
+def _group(st: _Page, props: list) -> None:
+    """Give each property element to its item (``st.props``): the nearest item above it, found by
+    turbohtml's ``closest`` in C; where that meets a template first, by the parent walk (see
+    :meth:`_Page.owner_walk`)."""
+    by_item = st.props
+    for el in props:
+        parent = el.parent
+        if not isinstance(parent, Element):
+            continue
+        owner = parent.closest(_SCOPE_OR_TEMPLATE)
+        if owner is None:
+            continue
+        if owner.tag == "template":
+            owner = st.owner_walk(parent)
+            if owner is None:
+                continue
+        found = by_item.get(owner)
+        if found is None:
+            by_item[owner] = [el]
+        else:
+            found.append(el)
+
+
+def _item_types(value: str | None) -> tuple[IRI, ...]:
+    """An ``itemtype`` value's absolute IRIs (remembered across pages: sites repeat a few types)."""
+    found = _TYPES.get(value)
+    if found is None:
+        found = tuple(IRI(t) for t in (value or "").split() if _ABSOLUTE.match(t))
+        if len(_TYPES) >= _CACHE_MAX:
+            _TYPES.clear()
+        _TYPES[value] = found
+    return found
+
+
+def _triples(st: _Page, top: list, may_reverse: bool) -> list[tuple]:
+    """Expand the items from a queue (top-level items first, then the items they hold, breadth first)."""
+    out: list[tuple] = []
+    emit = out.append
+    scopes = st.scopes
+    queue: deque = deque((el, None) for el in top)
     expanded: set = set()
     while queue:
         item, inherited = queue.popleft()
         subj = st.subject(item)
-        types = [IRI(t) for t in (item.attr("itemtype") or "").split() if _ABSOLUTE.match(t)]
+        types = _item_types(item.attr("itemtype"))
         item_type = types[0] if types else inherited
         if (item, item_type) in expanded:
             continue
         expanded.add((item, item_type))
         for t in types:
-            yield subj, RDF_TYPE, t
+            emit((subj, RDF_TYPE, t))
+        preds = st.predicates(item_type)
         for el in st.properties(item):
-            names = (el.attr("itemprop") or "").split()
-            reverse = (el.attr("itemprop-reverse") or "").split()
+            attr = el.attr("itemprop")
+            names = attr.split() if attr else ()
+            attr = el.attr("itemprop-reverse") if may_reverse else None  # (else no element has one)
+            reverse = attr.split() if attr else ()
             if not names and not reverse:
                 continue
             if el in scopes:
@@ -314,15 +415,15 @@ def extract(page: Page) -> Iterator[tuple]:
                 if value is None:
                     continue
             for name in names:
-                pred = st.predicate(item_type, name)
-                yield subj, pred, value
-                extra = _expansions.get(pred)
+                pred, extra = preds.get(name) or st.predicate(preds, item_type, name)
+                emit((subj, pred, value))
                 if extra and type(value) is not Literal:
                     for equiv in extra:
-                        yield subj, equiv, value
+                        emit((subj, equiv, value))
             if reverse and type(value) is not Literal:
                 for name in reverse:
-                    yield value, st.predicate(item_type, name), subj
+                    emit((value, (preds.get(name) or st.predicate(preds, item_type, name))[0], subj))
+    return out
 
 
 use_registry(DEFAULT_REGISTRY)
