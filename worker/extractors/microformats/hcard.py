@@ -65,10 +65,12 @@ def extract(page: Page) -> Iterator[tuple]:
 
 def card(doc: MfDoc, el) -> list[tuple]:
     """The triples of one hCard (empty if it has no property)."""
-    s = doc.node(el)
     props = doc.collect(el, WANTED, ROOT)
+    if not props:
+        return []  # (no fn, no name part, no org: nothing is implied either)
+    s = doc.node(el)
     out: list[tuple] = []
-    fn = doc.text_of(props, "fn")
+    fn = doc.text_value(props["fn"][0]) if "fn" in props else ""
     parts = {f: doc.texts_of(props, f) for f in FIELDS if f in props}
     org_el = props["org"][0] if "org" in props else None
     org_name = org_unit = ""
@@ -110,17 +112,20 @@ def card(doc: MfDoc, el) -> list[tuple]:
             if value:
                 out.append((s, V[name], Literal(value)))
     for name in _SINGULAR:
-        value = doc.text_of(props, name)
-        if value:
-            out.append((s, V[name], Literal(value)))
+        if name in props:
+            value = doc.text_value(props[name][0])
+            if value:
+                out.append((s, V[name], Literal(value)))
     for name in ("category", "note"):
-        for value in doc.texts_of(props, name):
-            out.append((s, V[name], Literal(value)))
+        if name in props:
+            for value in doc.texts_of(props, name):
+                out.append((s, V[name], Literal(value)))
     for name in ("adr", "geo"):
         for e in props.get(name, ()):
             if e is not el:
                 out.append((s, V[name], doc.node(e)))
-    out += telephones(doc, props.get("tel", ()), s)
+    if "tel" in props:
+        out += telephones(doc, props["tel"], s)
     if out:
         out.append((s, RDF_TYPE, VCARD_CLASS))
     return out

@@ -8,8 +8,10 @@ XPath over the subtree for every (root, class) pair, which is what makes it (and
 on big pages. Here one walk over the tree lists every element that has a class attribute, in document
 order, with its lower-cased class tokens; each token gets the list of its elements. Only the elements in or
 under a root get a Python proxy and a place in those lists where nothing a root refers to lies outside its
-subtree (the others keep their positions: :meth:`MfIndex.__init__`). The index is built
-once per page and cached (:func:`.common.mf_doc`), so the ten extractors share it.
+subtree (the others keep their positions: :meth:`MfIndex.__init__`), and a root class's subtrees are indexed
+when an extractor first asks for that class (:meth:`MfIndex.roots`): one CSS scan per class asked for, not
+thirteen per page. The index is built once per page and cached (:func:`.common.mf_doc`), so the ten
+extractors share it.
 
 Why lookups are interval arithmetic: in document order the class-bearing descendants of an element form
 one contiguous run, from the element itself up to the first class-bearing element after its subtree
@@ -24,12 +26,17 @@ itself are ignored (no loops).
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 
 from ...html import dom
 from ...rdf.terms import BNode
 
 _FIRST_WITH_CLASS = dom.first_with_class
+_view = dom.view
+# Separators that str.split() (dom.class_tokens on an ASCII value) knows and CSS's ``~=`` does not.
+_CONTROL_WS = re.compile("[\x0b\x1c-\x1f]")
+_SUBSTRING_SELECTORS: dict[str, str] = {}
 # Root classes of the ten formats: the extractors look inside elements with one of them (value-class elements
 # inside one belong to it), so the index is built over those elements' subtrees alone where it can be.
 ROOT_CLASSES = frozenset(("vcard", "adr", "geo", "vcalendar", "vevent", "vtodo", "vjournal", "vfreebusy", "hreview",
@@ -40,22 +47,26 @@ class MfIndex:
     """The class index of one page and the scoped lookups built on it."""
 
     __slots__ = ("root", "base", "url", "by_class", "pos", "order", "tokens", "count", "_ends", "_plists", "_runs",
-                 "_end_memo", "_nested_cache", "_scopes", "_ids")
+                 "_end_memo", "_nested_cache", "_scopes", "_ids", "_nodes", "_loaded", "_split")
 
     def __init__(self, root, base: str, url: str):
         self.root = root
         self.base = base
         self.url = url
-        # The CSS engine's lookups (worker/html/dom.py), with proxies only for the elements inside a root and
-        # their ends (``_ends``): every lookup the extractors make is inside a root, where this index is the
-        # whole one. Not where a root's scope reaches beyond its subtree (an include, @itemref or @headers): then
-        # every class-bearing element is indexed; and any lookup of an element outside the roots (none is known)
-        # builds the whole index first (:meth:`_whole`).
-        found = dom.class_index_roots(root, ROOT_CLASSES)
-        if "include" in found[2] or any(e.get("itemref") is not None or e.get("headers") is not None
-                                        for e in found[3]):
-            found = (*dom.class_index(root), None)
-        self._index(*found)
+        # Every class-bearing element's position (a blank node's label), from the CSS engine in C; the subtrees
+        # of the roots are indexed a root class at a time, when an extractor first asks for that class
+        # (:meth:`roots`): one CSS scan per class asked for, where finding all thirteen classes at once took
+        # thirteen (a selector list is one scan per selector), and most pages have one or two formats.
+        top = root.node
+        nodes = top.select("[class]")
+        if top.attr("class") is not None:
+            nodes.insert(0, top)
+        self._nodes = nodes
+        self._loaded: set[str] = set()
+        self._split: dict[str, list[str]] = {}
+        n = len(nodes)
+        pos: dict = {}
+        self._index([None] * n, [None] * n, {}, pos, _Ends(pos))
 
     def _index(self, order: list, tokens: list, by_class: dict, pos: dict, ends: dict | None) -> None:
         self.by_class = by_class
@@ -72,33 +83,104 @@ class MfIndex:
         self._ids: dict | None = None
 
     def _whole(self, el) -> None:
-        """Index every class-bearing element if ``el`` (looked up) is outside the roots' index."""
+        """Index every class-bearing element if ``el`` (looked up) is outside the roots' index.
+
+        First every root class is indexed, as the index was before any was asked for (``el`` may be inside a
+        root of a class not asked for yet); only if ``el`` is outside them all is the whole index built.
+        """
         if self._ends is not None and el not in self.pos:
+            if len(self._loaded) < len(ROOT_CLASSES):
+                self._load_all()
+            if self._ends is not None and el not in self.pos:
+                self._index(*dom.class_index(self.root), None)
+
+    def _load_all(self) -> None:
+        """The index of every root class's subtrees (the whole index if a scope reaches out of them)."""
+        self._loaded.update(ROOT_CLASSES)
+        found = dom.class_index_roots(self.root, ROOT_CLASSES)
+        if "include" in found[2] or any(e.get("itemref") is not None or e.get("headers") is not None
+                                        for e in found[3]):
+            found = (*dom.class_index(self.root), None)
+        self._index(*found)
+
+    def _load(self, token: str) -> None:
+        """Index the subtrees of the elements with root class ``token`` (see :func:`_candidates` for why the
+        CSS substring match, and for when every root class is indexed at once instead)."""
+        self._loaded.add(token)
+        found = _candidates(self.root.node, token, self._split)
+        if found is None:
+            self._load_all()
+        elif found:
+            self._add_subtrees(found)
+
+    def _add_subtrees(self, roots: list) -> None:
+        """Index ``roots``' subtrees (those not indexed yet) as :func:`dom.class_index_roots` does; the whole
+        index if one of them has an include, @itemref or @headers (its scope may reach outside)."""
+        nodes, kept, tokens, pos, ends, by_class = self._nodes, self.order, self.tokens, self.pos, self._ends, \
+            self.by_class
+        split = self._split
+        had = bool(pos)
+        touched: set[str] = set()
+        reaches = False
+        start = 0
+        for root in roots:
+            start = nodes.index(root, start)  # (roots come in document order)
+            if kept[start] is not None:
+                continue  # (inside a root indexed before)
+            stop = start + 1 + len(root.select("[class]"))
+            for i in range(start, stop):
+                if kept[i] is not None:
+                    continue
+                node = nodes[i]
+                el = kept[i] = _view(node)
+                pos[el] = i
+                value = node.attr("class")
+                toks = tokens[i] = split.get(value) or _split_into(split, value)
+                for t in toks:
+                    els = by_class.get(t)
+                    if els is None:
+                        by_class[t] = [el]
+                    elif els[-1] is not el:  # class="vcard vcard"
+                        els.append(el)
+                touched.update(toks)
+                if not reaches and (node.attr("itemref") is not None or node.attr("headers") is not None):
+                    reaches = True
+            ends[kept[start]] = stop
+        if reaches or "include" in by_class:
             self._index(*dom.class_index(self.root), None)
+            return
+        if had:  # subtrees indexed before may follow the new ones: back to document order
+            for t in touched:
+                by_class[t].sort(key=pos.__getitem__)
+        self._plists.clear()
 
     # ------------------------------------------------------------------------------------------ index
 
     def roots(self, token: str) -> list:
-        """Every element with class ``token``, in document order."""
+        """Every element with class ``token``, in document order (a root class's subtrees indexed first)."""
+        if token not in self._loaded and self._ends is not None and token in ROOT_CLASSES:
+            self._load(token)
         return self.by_class.get(token, [])
 
     def has(self, el, token: str) -> bool:
-        self._whole(el)
-        els = self.by_class.get(token)
-        if not els or el not in self.pos:
-            return False
-        p = self.pos[el]
-        plist = self._plist(token)
-        i = bisect_left(plist, p)
-        return i < len(plist) and plist[i] == p
+        p = self.pos.get(el)
+        if p is None:
+            self._whole(el)
+            p = self.pos.get(el)
+            if p is None:
+                return False
+        return token in self.tokens[p]  # (the tokens by_class was built from)
 
     def node(self, el, role: str = "") -> BNode:
         """The blank node for ``el`` (and ``role``), the same in every microformat format's output.
 
         ``el`` always comes from the index (roots and properties are found by class), so it has a position.
         """
-        self._whole(el)
-        return BNode(f"m{self.pos.get(el, 'x')}{role}")
+        p = self.pos.get(el)
+        if p is None:
+            self._whole(el)
+            p = self.pos.get(el, "x")
+        return BNode(f"m{p}{role}")
 
     def _plist(self, token: str) -> list[int]:
         plist = self._plists.get(token)
@@ -167,6 +249,8 @@ class MfIndex:
 
     def scope(self, el) -> list:
         """``el`` plus the elements its include pattern, ``headers`` or ``itemref`` bring in."""
+        if self._ends is not None and el in self.pos:
+            return [el]  # (an include, @itemref or @headers in an indexed subtree makes the index the whole one)
         cached = self._scopes.get(el)
         if cached is not None:
             return cached
@@ -302,3 +386,50 @@ class MfIndex:
         plist = self._plist(token) if token in self.by_class else ()
         i = bisect_left(plist, lo)
         return i < len(plist) and plist[i] < hi
+
+
+class _Ends(dict):
+    """Each indexed element's end (its position, plus one, plus the class-bearing elements below it): a root's
+    is known when its subtree is indexed, the others' are counted by the CSS engine when first asked."""
+
+    __slots__ = ("pos",)
+
+    def __init__(self, pos: dict):
+        super().__init__()
+        self.pos = pos
+
+    def __missing__(self, el) -> int:
+        end = self[el] = self.pos[el] + 1 + (len(el.node.select("[class]")) if len(el) else 0)
+        return end
+
+
+def _split_into(split: dict[str, list[str]], value: str) -> list[str]:
+    toks = split[value] = dom.class_tokens(value)
+    return toks
+
+
+def _candidates(top, token: str, split: dict[str, list[str]]) -> list | None:
+    """The nodes with class ``token`` (a root class) in ``top``'s subtree, or None if that cannot be told.
+
+    The roots were the elements the CSS engine matches with ``[class~=token i]``, while the index reads class
+    tokens with :func:`dom.class_tokens`: the two differ only where a class value holds a control character
+    that str.split() takes for white space (``"x\\x0bvcard"``), and an element so written counts as a root
+    if it lies inside another root's subtree. Every element whose class may hold ``token`` matches
+    ``[class*=token i]``: if none of them has such a character the two readings agree on them all, else
+    (None) every root class must be indexed at once, as the index always was.
+    """
+    selector = _SUBSTRING_SELECTORS.get(token)
+    if selector is None:
+        selector = _SUBSTRING_SELECTORS[token] = f"[class*={token} i]"
+    found = top.select(selector)
+    if top.matches(selector):
+        found.insert(0, top)
+    roots = []
+    for node in found:
+        value = node.attr("class")
+        if _CONTROL_WS.search(value):
+            return None
+        toks = split.get(value) or _split_into(split, value)
+        if token in toks:
+            roots.append(node)
+    return roots

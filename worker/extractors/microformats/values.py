@@ -43,7 +43,17 @@ def resolve(base: str, ref: str) -> IRI | None:
 class MfDoc(MfIndex):
     """The class index of one page (:class:`.index.MfIndex`) and the values of the properties it finds."""
 
-    __slots__ = ()
+    __slots__ = ("_iris",)
+
+    def __init__(self, root, base: str, url: str):
+        super().__init__(root, base, url)
+        self._iris: dict[str, IRI | None] = {}
+
+    @property
+    def _has_values(self) -> bool:
+        """Whether some indexed element has class ``value`` or ``value-title`` (else no value-class pattern)."""
+        by_class = self.by_class
+        return "value" in by_class or "value-title" in by_class
 
     # ----------------------------------------------------------------------------------------- values
 
@@ -53,9 +63,10 @@ class MfDoc(MfIndex):
         value-title → its ``title``; ``value`` descendants → their values joined; ``abbr`` → ``title``;
         ``data`` → ``value``; ``a rel=tag`` → the tag URL; ``img``/``area`` → ``alt``; else the text.
         """
-        parts = self._value_class(el)
-        if parts is not None:
-            return norm("".join(parts))
+        if self._has_values:
+            parts = self._value_class(el)
+            if parts is not None:
+                return norm("".join(parts))
         return norm(_plain_value(el))
 
     def url_value(self, el) -> str:
@@ -66,13 +77,20 @@ class MfDoc(MfIndex):
             value = el.get(attr)
             if value is not None:
                 return value.strip()
-        parts = self._value_class(el)
-        if parts is not None:
-            return norm("".join(parts))
+        if self._has_values:
+            parts = self._value_class(el)
+            if parts is not None:
+                return norm("".join(parts))
         return norm(text(el))
 
     def url_iri(self, el) -> IRI | None:
-        return resolve(self.base, self.url_value(el))
+        """:meth:`url_value` resolved; memoised per value, as listings repeat their links and photos."""
+        ref = self.url_value(el)
+        iris = self._iris
+        if ref in iris:
+            return iris[ref]
+        iri = iris[ref] = resolve(self.base, ref)
+        return iri
 
     def date_value(self, el) -> str:
         """A date/time property's value: the value-class pattern with date + time (+ zone) joined as ISO."""
@@ -97,6 +115,8 @@ class MfDoc(MfIndex):
         Those inside a nested microformat root belong to it, not to ``el`` (so a root with many nested
         roots is read once, not once per nesting level).
         """
+        if not self._has_values:
+            return None, []  # (none in any indexed subtree: el's run not needed)
         lo, hi = self._run(el)
         if not (self._any("value-title", lo + 1, hi) or self._any("value", lo + 1, hi)):
             return None, []
