@@ -7,13 +7,17 @@ gives the same triples (the tests compare the two).
 """
 from __future__ import annotations
 
+from ...html import dom
 from ...rdf.terms import BNode, Literal
 from .context import INITIAL_PREFIXES
 from .curie import tokens
 from .values import text
 from .walk import Scope, Walk
 
-_SIGNIFICANT = ("about", "typeof", "resource", "href", "src", "property", "rel", "rev", "vocab")
+Element = dom.Element
+
+# Attributes of <html>/<head> that take the page off the fast path (one CSS match in C, not nine reads).
+_SIGNIFICANT = "[about], [typeof], [resource], [href], [src], [property], [rel], [rev], [vocab]"
 # Attributes that take a head <meta property> / <link rel> off the fast path (xmlns:* too): each could change
 # the subject, the object, the kind of value or a prefix. Anything else (name, id, data-*) is inert.
 _META_OFF_FAST = frozenset(("about", "typeof", "resource", "href", "src", "rel", "rev", "vocab", "prefix",
@@ -23,53 +27,45 @@ _LINK_OFF_FAST = frozenset(("about", "typeof", "resource", "src", "property", "v
 
 
 def fast_triples(doc: Walk, bearing: list) -> bool:
-    """Triples of a page whose RDFa is all plain ``<head>`` ``<meta>``/``<link>`` children; False if it is not."""
-    root = doc.root
-    get = root.node.attr
-    if root.tag != "html" or any(get(name) is not None for name in _SIGNIFICANT):
+    """Triples of a page whose RDFa is all plain ``<head>`` ``<meta>``/``<link>`` children; False if it is not.
+
+    ``bearing`` holds turbohtml nodes; the triples go to ``doc.out`` as they are found, and are taken back if an
+    element turns out to be off the fast path (one pass over the elements, not a check and then a pass)."""
+    root = doc.root.node
+    if root.tag != "html" or root.matches(_SIGNIFICANT):
         return False
-    head = bearing[0].getparent()
-    if head is None or head.tag != "head" or head.getparent() is not root:
-        return False
-    get = head.node.attr
-    if any(get(name) is not None for name in _SIGNIFICANT):
-        return False
-    own_lang = []  # per element: whether it sets its own language (nothing else of its scope can change here)
-    head_node = head.node
-    for el in bearing:
-        node = el.node  # (turbohtml's own element: its calls cost a third of the view's)
-        if node.parent is not head_node:
-            return False
-        tag = node.tag
-        if tag == "meta":
-            off = _META_OFF_FAST
-        elif tag == "link":
-            off = _LINK_OFF_FAST
-        else:
-            return False
-        lang = False
-        for name in node.attrs:
-            if name in off or name[:6] == "xmlns:":
-                return False
-            if name == "lang" or name == "xml:lang":
-                lang = True
-        own_lang.append(lang)
+    head = bearing[0].parent
+    if (type(head) is not Element or head.tag != "head" or head.parent is not root or bearing[-1].parent is not head
+            or head.matches(_SIGNIFICANT)):
+        return False  # (the last element first: a page's RDFa in its body is off the fast path before any work)
     out = doc.out
-    base = doc.base
     scope = doc.scope(head, doc.scope(root, Scope(INITIAL_PREFIXES, None, None)))
     # (no @prefix, xmlns: or @vocab on the elements, all off the fast path: only a language can make their
     # scope differ from the head's, so their IRIs depend on the value alone when the head's scope is the
     # initial one, as on three pages in four)
     iris = _iris if scope.prefixes is INITIAL_PREFIXES and scope.vocab is None else _scoped(root, head, scope)
-    for el, lang in zip(bearing, own_lang):
-        get = el.node.attr
-        if el.tag == "meta":
-            content = get("content")
-            value = Literal(text(el) if content is None else content,
-                            doc.scope(el, scope).lang if lang else scope.lang)
-            for p in iris(get("property") or ""):
+    base = doc.base
+    for node in bearing:
+        if node.parent is not head:
+            break
+        get = node.attr
+        tag = node.tag
+        if tag == "meta":
+            prop, content = get("property"), get("content")
+            # (an Open Graph <meta> has these two attributes alone: nothing else to check)
+            lang = (False if prop is not None and len(node.attrs) == 1 + (content is not None)
+                    else _own_lang(node, _META_OFF_FAST))
+            if lang is None:
+                break
+            value = Literal(text(dom.view(node)) if content is None else content, _lang(get) if lang else scope.lang)
+            for p in iris(prop or ""):
                 out.append((base, p, value))
             continue
+        if tag != "link":
+            break
+        lang = _own_lang(node, _LINK_OFF_FAST)
+        if lang is None:
+            break
         href = get("href")
         target = None if href is None else doc.iri(href.strip())
         if target is None:  # a hanging @rel with nothing below <link> to complete it
@@ -78,7 +74,30 @@ def fast_triples(doc: Walk, bearing: list) -> bool:
             out.append((base, p, target))
         for p in iris(get("rev") or ""):
             out.append((target, p, base))
-    return True
+    else:
+        return True
+    del out[:]
+    return False
+
+
+def _own_lang(node, off: frozenset) -> bool | None:
+    """None if one of the element's attributes is in ``off`` (or declares a prefix), else whether it sets its own
+    language (nothing else of its scope can change here)."""
+    lang = False
+    for name in node.attrs:
+        if name in off or name[:6] == "xmlns:":
+            return None
+        if name == "lang" or name == "xml:lang":
+            lang = True
+    return lang
+
+
+def _lang(get) -> str | None:
+    """The language an element sets itself (``xml:lang`` over ``lang``), as :meth:`.walk.Walk.scope` reads it."""
+    raw = get("xml:lang")
+    if raw is None:
+        raw = get("lang")
+    return raw.lower() or None
 
 
 _DROPPED = BNode("")
@@ -115,10 +134,10 @@ def _scoped(root, head, scope: Scope):
     return _resolver(cache, scope.prefixes, scope.vocab, 1_000)
 
 
-def _declared(el) -> tuple:
+def _declared(node) -> tuple:
     """What :func:`.curie.declarations` reads of an element: its ``@prefix`` and ``xmlns:*`` attributes, in
     order."""
-    return tuple(item for item in el.items() if item[0] == "prefix" or item[0][:6] == "xmlns:")
+    return tuple((name, node.attr(name)) for name in node.attrs if name == "prefix" or name[:6] == "xmlns:")
 
 
 def _no_blank_nodes(found: list) -> list:

@@ -18,7 +18,6 @@ from .context import INITIAL_TERMS
 # looked for: alone they yield nothing, and when they matter (above a @property, or completing a hanging
 # @rel) the walk reaches them anyway.
 _ATTRIBUTES = ("property", "typeof", "vocab")
-_HEAD_ATTRIBUTES = ("property", "rel", "rev")
 
 
 def _may_relate(get) -> bool:
@@ -34,40 +33,48 @@ def _may_relate(get) -> bool:
     return False
 
 
-def _value_hit(value: str) -> bool:
-    """The DOM-side twin of :data:`_RELATING`: whether a ``@rel``/``@rev`` value matched it in the source."""
-    value = value.lower()
-    return ":" in value or "&" in value or "license" in value or "describedby" in value or "role" in value
+def _hits(name: str) -> str:
+    """The CSS twin of :data:`_RELATING` for the head's children: a ``@rel``/``@rev`` value that holds a ``:``,
+    an ``&`` or a core term (ASCII case-insensitive, as the bytes were lower-cased)."""
+    return ", ".join(f':scope > [{name}*="{hit}"{" i" if hit.isalpha() else ""}]'
+                     for hit in (":", "&", "license", "describedby", "role"))
+
+
+_PROPERTY_OR_TYPEOF = "[property], [typeof]"
+# Where :func:`_may_relate` can be true (a token with a ':' or equal to a core term has it as a substring, ASCII
+# case aside), so it is asked only there.
+_MAY_RELATE = ", ".join(f'[{name}*="{hit}"{" i" if hit.isalpha() else ""}]'
+                        for name in ("rel", "rev") for hit in (":", "license", "describedby", "role"))
+_PROPERTY_CHILDREN = ":scope > [property]"
+_REL_HITS, _REV_HITS = _hits("rel"), _hits("rev")
+_CANDIDATE_CHILDREN = ":scope > [property], :scope > [rel], :scope > [rev]"
 
 
 def _head_only(root, properties: int, rels: int, revs: int) -> list | None:
-    """The RDFa elements if the source proves they are all children of ``<head>``, else None.
+    """The RDFa elements (turbohtml nodes) if the source proves they are all children of ``<head>``, else None.
 
     Each ``@property`` attribute in the tree has its own "property" in the source, and each ``@rel``/``@rev``
     that could resolve its own :data:`_RELATING` match: when the head's children account
     for every occurrence, nothing else on the page can carry RDFa (the page has no ``typeof``/``vocab`` at
-    all, checked by the caller). Costs a look at the head's children instead of a walk of the whole tree."""
-    head = root.find("head") if root.tag == "html" else None
+    all, checked by the caller). Costs a few selections among the head's children in C (no attribute read in
+    Python: the counts are compared with how many each selector finds) instead of a walk of the whole tree.
+    A count of zero needs no look at all: the tree has no more than the source (and the whole-tree search
+    would not look for those attributes either)."""
+    node = root.node
+    head = node.select_one(":scope > head") if node.tag == "html" else None
     if head is None:
         return None
-    found = []
-    for child in dom.find_nodes(head, _HEAD_ATTRIBUTES, dom.CHILDREN):  # (a view for those kept alone)
-        get = child.attr
-        hit = False
-        if get("property") is not None:
-            properties -= 1
-            hit = True
-        value = get("rel")
-        if value is not None and _value_hit(value):
-            rels -= 1
-            hit = True
-        value = get("rev")
-        if value is not None and _value_hit(value):
-            revs -= 1
-            hit = True
-        if hit:
-            found.append(child)
-    return [dom.view(n) for n in found] if properties == rels == revs == 0 else None
+    found = head.select(_PROPERTY_CHILDREN)
+    if len(found) != properties:
+        return None
+    if rels == revs == 0:  # (as on four pages in five)
+        return found
+    rel_hits = head.select(_REL_HITS) if rels else []
+    rev_hits = head.select(_REV_HITS) if revs else []
+    if len(rel_hits) != rels or len(rev_hits) != revs:
+        return None
+    keep = {*found, *rel_hits, *rev_hits}
+    return [n for n in head.select(_CANDIDATE_CHILDREN) if n in keep]  # (document order)
 
 
 def source_counts(lower: bytes) -> tuple[int, bool, bool, int, int]:
@@ -83,7 +90,8 @@ def source_counts(lower: bytes) -> tuple[int, bool, bool, int, int]:
 
 
 def bearing_elements(root, counts: tuple[int, bool, bool, int, int] | None = None) -> list:
-    """Elements that can yield triples by themselves, in document order (see :mod:`.extractor`'s docstring).
+    """Elements that can yield triples by themselves, in document order (see :mod:`.extractor`'s docstring), as
+    turbohtml's own elements (the fast path reads nothing else; the walk makes views of them).
 
     ``counts`` (from the prefilter's scan of every tag, or :func:`source_counts`; None if the markup could
     not be read as ASCII bytes) say which attributes can occur at all, so only those are looked for, or none
@@ -104,9 +112,9 @@ def bearing_elements(root, counts: tuple[int, bool, bool, int, int] | None = Non
                       if present)
     found = dom.find_nodes(root, names, dom.DOCUMENT)
     if vocab and any(n.attr("vocab") is not None for n in found):
-        return [dom.view(n) for n in found]  # terms in @rel/@rev may resolve anywhere now: keep every candidate
-    return [dom.view(n) for n in found if n.attr("property") is not None or n.attr("typeof") is not None
-            or _may_relate(n.attr)]
+        return found  # terms in @rel/@rev may resolve anywhere now: keep every candidate
+    # (CSS matches in C first: most candidates are a @property, or a rel="nofollow" no CSS hit can relate)
+    return [n for n in found if n.matches(_PROPERTY_OR_TYPEOF) or (n.matches(_MAY_RELATE) and _may_relate(n.attr))]
 
 
 # Attributes with a value (an empty or valueless @property, @typeof or @vocab yields nothing by itself, and

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urljoin
 
+from ...html import dom
 from ...rdf.terms import IRI, RDF_TYPE, BNode, Literal
 from .context import INITIAL_PREFIXES, RDF, RDFA
 from .curie import SCHEME, TERM, curie, declarations, term_curie_or_iri, tokens
@@ -19,6 +20,14 @@ USES_VOCABULARY = IRI(RDFA + "usesVocabulary")
 _FIRST, _REST, _NIL = IRI(RDF + "first"), IRI(RDF + "rest"), IRI(RDF + "nil")
 _XML_LITERAL = RDF + "XMLLiteral"
 _HTML_LITERAL = RDF + "HTML"
+# An element without any of these yields nothing itself (RDFa Core §7.5 steps 2-12 all start from one)...
+_RDFA_ATTRS = "[about], [resource], [href], [src], [property], [typeof], [rel], [rev], [vocab], [prefix]"
+# ... and one without these (nor an xmlns:*) passes its parent's scope on unchanged.
+_SCOPE_ATTRS = "[prefix], [vocab], [lang], [xml\\:lang]"
+# What the processing reads of an element, in :func:`_read`'s order.
+_READ = ("about", "resource", "href", "src", "property", "typeof", "rel", "rev", "vocab", "prefix", "inlist",
+         "content", "datatype", "datetime")
+_READ_SET = frozenset(_READ)
 
 
 class _Lists:
@@ -77,6 +86,7 @@ class Walk:
         self._bnodes = 0
         self._named: dict[str, BNode] = {}
         self._iris: dict[str, IRI | None] = {}
+        self._tokens: dict[tuple, tuple] = {}
 
     # -- terms
 
@@ -129,8 +139,16 @@ class Walk:
         return IRI(found)
 
     def tokens(self, value: str, scope: Scope) -> list:
-        """IRIs (and blank nodes) of a whitespace-separated ``@property``/``@rel``/``@rev``/``@typeof``."""
-        return tokens(value, scope.prefixes, scope.vocab, self.named_bnode)
+        """IRIs (and blank nodes) of a whitespace-separated ``@property``/``@rel``/``@rev``/``@typeof`` (read only).
+
+        Kept per value and scope for the page: its elements repeat the same few values under the same prefixes.
+        (A ``_:x`` label gives the same blank node however often it is resolved, so nothing else changes.)"""
+        prefixes = scope.prefixes
+        key = (value, id(prefixes), scope.vocab)
+        found = self._tokens.get(key)
+        if found is None:  # (the entry holds its prefixes, so no other dict can take their id meanwhile)
+            found = self._tokens[key] = (prefixes, tokens(value, prefixes, scope.vocab, self.named_bnode))
+        return found[1]
 
     def resource(self, scope: Scope, *values):
         """The first of ``@about``/``@resource`` (CURIE or IRI) or ``@href``/``@src`` (IRI) that resolves.
@@ -144,10 +162,14 @@ class Walk:
                 return found
         return None
 
-    def scope(self, el, parent: Scope) -> Scope:
-        """``parent`` updated with the element's prefix, vocabulary and language settings (shared if none)."""
-        get = el.node.attr  # (turbohtml's own element: a third of the view's get)
-        prefixes = declarations(el, parent.prefixes)
+    def scope(self, node, parent: Scope) -> Scope:
+        """``parent`` updated with the prefix, vocabulary and language settings of ``node`` (turbohtml's own
+        element); shared if none, as most elements on the walk's paths (one CSS match in C tells, not four
+        attribute reads)."""
+        if not node.matches(_SCOPE_ATTRS) and not _declares_xmlns(node):
+            return parent
+        get = node.attr
+        prefixes = declarations(node, parent.prefixes)
         vocab = parent.vocab
         raw = get("vocab")
         if raw is not None:
@@ -199,8 +221,8 @@ class Walk:
         root = self.root
         kids: dict = {}
         needed = set()
-        for el in bearing:
-            node = el
+        for found in bearing:
+            node = dom.view(found)
             while node is not None and node not in needed:
                 needed.add(node)
                 parent = node.getparent()
@@ -215,7 +237,7 @@ class Walk:
                 self.finish(item)
                 continue
             el, scope, lists, parent_object, parent_incomplete = item
-            scope = self.scope(el, scope)
+            scope = self.scope(el.node, scope)
             done = self.element(el, scope, lists, parent_object, parent_incomplete, el is root)
             if done is None:  # nothing RDFa on this element: children see what it saw
                 object_down, incomplete, lists_down = parent_object, parent_incomplete, lists
@@ -229,7 +251,6 @@ class Walk:
                 children = kids.get(el, ())
             for child in reversed(children):
                 stack.append((child, scope, lists_down, object_down, incomplete))
-
 
     def about_subject(self, about, typeof, header, parent_object, scope):
         """(subject, typed resource or None, whether the element set its own subject) of an element with
@@ -246,19 +267,19 @@ class Walk:
         return subject, typed, True
 
     def element(self, el, scope: Scope, lists: _Lists, parent_object, parent_incomplete, is_root: bool):
-        """One element's own work (pyRdfa's ``_parse_1_1`` before the recursion); None if it has no RDFa."""
-        get = el.node.attr  # (turbohtml's own element: a third of the view's get)
+        """One element's own work (pyRdfa's ``_parse_1_1`` before the recursion); None if it has no RDFa (as most
+        ancestors on the walk's paths: one CSS match in C tells, not ten attribute reads)."""
+        node = el.node  # (turbohtml's own element: a third of the view's get)
+        if not is_root and not node.matches(_RDFA_ATTRS):
+            return None
+        (about, resource, href, src, prop, typeof, rel, rev, vocab, prefix, inlist, content_attr, datatype_attr,
+         datetime) = _read(node)
         parent_lists = lists
-        about = get("about")
         about_pruned = about == "[]"  # an empty safe CURIE is as if the attribute were absent
         if about_pruned:
             about = None
-        resource = get("resource")
         if resource == "[]":
             resource = None
-        href, src = get("href"), get("src")
-        prop, typeof = get("property"), get("typeof")
-        rel, rev = get("rel"), get("rev")
         if is_root and about is None:
             if (resource is None and href is None and src is None) or not (rel is None and rev is None
                                                                               and prop is None):
@@ -271,10 +292,10 @@ class Walk:
                 rel = _mute_terms(rel)
             if rev is not None:
                 rev = _mute_terms(rev)
-            content, datatype = get("content"), get("datatype")
+            content, datatype = content_attr, datatype_attr
             if content is None:
-                value = get("datetime")
-                if value is None and el.tag == "time":
+                value = datetime
+                if value is None and node.tag == "time":
                     value = text(el)
                 if value is not None:
                     if datatype is None:
@@ -282,8 +303,8 @@ class Walk:
                         dt_resolved = datatype is not None
                     content = value
         if (about is None and resource is None and href is None and src is None and prop is None
-                and rel is None and rev is None and typeof is None and get("vocab") is None
-                and get("prefix") is None):
+                and rel is None and rev is None and typeof is None and vocab is None
+                and prefix is None):
             return None
 
         out = self.out
@@ -301,7 +322,7 @@ class Walk:
                 if obj is None:
                     obj = self.bnode()
                 typed = obj
-            if get("inlist") is None and obj is not None:
+            if inlist is None and obj is not None:
                 lists, new_list = _Lists(obj), True
         elif prop is not None and content is None and datatype is None:
             subject, typed, own = self.about_subject(about, typeof, header, parent_object, scope)
@@ -333,7 +354,7 @@ class Walk:
                 out.append((typed, RDF_TYPE, t))
 
         incomplete: list = []
-        inlist = get("inlist") is not None
+        inlist = inlist is not None
         if rel is not None:
             for p in self.tokens(rel, scope):
                 if type(p) is BNode:
@@ -400,6 +421,22 @@ class Walk:
                     out.append((heads[i], _FIRST, v))
                     out.append((heads[i], _REST, heads[i + 1]))
                 out.append((origin, p, heads[0]))
+
+
+def _read(node) -> list:
+    """The element's values of :data:`_READ` (None where absent): one intersection in C says which are there,
+    so only those are read (an element on the walk carries two or three of the fourteen)."""
+    present = _READ_SET.intersection(node.attrs)
+    get = node.attr
+    return [get(name) if name in present else None for name in _READ]
+
+
+def _declares_xmlns(node) -> bool:
+    """Whether an element has an ``xmlns:*`` attribute (no CSS selector matches a name by its prefix)."""
+    for name in node.attrs:
+        if name[:6] == "xmlns:":
+            return True
+    return False
 
 
 def _mute_terms(value: str) -> str | None:
