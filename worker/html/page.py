@@ -43,6 +43,8 @@ _FORMATTING = frozenset(("a", "b", "big", "code", "em", "font", "i", "nobr", "s"
                          "tt", "u"))
 # Where the parser's later steps are not the body's plain ones (a select's, a table's, a template's content,
 # foreign content): no cut inside them.
+# An element whose attributes reach into its content (see _cut_tree), as one test in turbohtml's C.
+_REACHES_ON = ("[property], [rel], [rev], [itemprop]:not([itemscope]), [itemprop-reverse]:not([itemscope])")
 _EXOTIC = frozenset(("select", "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption", "colgroup",
                      "template", "svg", "math", "frameset", "object", "applet", "marquee"))
 
@@ -204,13 +206,10 @@ class Page:
         while isinstance(node, dom.Element):  # the elements still open at the cut: what they hold goes on past it
             if node.tag in _FORMATTING or node.tag in _EXOTIC:
                 return None
-            get = node.attr
-            if get("property") is not None or get("rel") is not None or get("rev") is not None:
-                return None
-            if (get("itemprop") is not None or get("itemprop-reverse") is not None) and get("itemscope") is None:
+            if node.matches(_REACHES_ON):
                 return None
             if roots:
-                value = get("class")
+                value = node.attr("class")
                 if value is not None and not roots.isdisjoint(dom.class_tokens(value)):
                     return None
             node = node.parent
