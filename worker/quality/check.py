@@ -18,9 +18,10 @@ the same code serves the worker (right after extraction) and the merges (reading
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..rdf.nquads import unescape
-from .lexical import GTIN_LENGTHS, checkable, gtin_ok, parses
+from .lexical import GTIN_LENGTHS, checkable, gtin_ok, matcher
 from .terms import MEMO, Term, class_term, property_term
 from .vocabulary import vocabulary
 
@@ -70,39 +71,63 @@ class _Predicate:
     datatypes: frozenset[str] | None   # datatypes a literal's lexical form is checked against
     gtin: str | None                  # a GTIN property: its name
     domain: bool                      # the property has a domain to check (not Thing's: any entity may have it)
+    match: Callable | None = None     # the datatypes' pattern's match (:func:`.lexical.matcher`), if not a GTIN
+    plain: bool = False               # nothing to check on its quads but their count (most predicates)
 
 
-_QUAD_ENDS = ("> .\n", "> .")   # a quad ends with its graph (the page's URL), as quadfleet writes it
-_PREDICATES: dict[str, _Predicate | None] = {}
+_TYPE = object()   # what :data:`_PREDICATES` holds for ``rdf:type``: the one predicate whose object is looked at
+_PREDICATES: dict[str, object] = {}
 _TYPES: dict[str, Term | None] = {}
+_CLASS_NAMES: dict[str, frozenset[str]] = {}   # class key -> the defined classes it means
 
 
-def _predicate(token: str) -> _Predicate | None:
+def _predicate(token: str) -> object:
+    """The memo entry of a predicate token: :data:`_TYPE`, a :class:`_Predicate`, or None (not schema.org)."""
     found = _PREDICATES.get(token, _PREDICATES)
     if found is not _PREDICATES:
         return found
-    term = property_term(token[1:-1])
-    if term is None:
-        found = None
+    if token == RDF_TYPE:
+        found = _TYPE
     else:
-        info = term.prop
-        dts = info.checked_datatypes if info is not None else frozenset()
-        found = _Predicate(term, info is not None and info.objects_only, info is not None and not info.quantity,
-                           dts if checkable(dts) else None,
-                           info.name if info is not None and info.name in GTIN_LENGTHS else None,
-                           info is not None and bool(info.domain) and "Thing" not in info.domain)
+        term = property_term(token[1:-1])
+        found = None if term is None else _new_predicate(term)
     if len(_PREDICATES) > MEMO:
         _PREDICATES.clear()
     _PREDICATES[token] = found
     return found
 
 
+def _new_predicate(term: Term) -> _Predicate:
+    """Everything a quad of the property ``term`` is checked for, so that a line costs one memo lookup."""
+    info = term.prop
+    if info is None:   # undefined: its spelling is all there is to report
+        return _Predicate(term, False, False, None, None, False, None, not term.kinds)
+    dts = info.checked_datatypes
+    dts = dts if checkable(dts) else None
+    gtin = info.name if info.name in GTIN_LENGTHS else None
+    domain = bool(info.domain) and "Thing" not in info.domain
+    match = matcher(dts) if dts is not None and gtin is None else None
+    plain = not (term.kinds or info.objects_only or dts is not None or gtin is not None or domain)
+    return _Predicate(term, info.objects_only, not info.quantity, dts, gtin, domain, match, plain)
+
+
 def _class(token: str) -> Term | None:
+    """The memo entry of an ``rdf:type`` object token (None: not a schema.org class)."""
     found = _TYPES.get(token, _TYPES)
     if found is _TYPES:
         if len(_TYPES) > MEMO:
             _TYPES.clear()
         found = _TYPES[token] = class_term(token[1:-1])
+    return found
+
+
+def _class_names(key: str) -> frozenset[str]:
+    """The defined classes a class key means (a key is one IRI's, so it tells them: see :class:`.terms.Term`)."""
+    found = _CLASS_NAMES.get(key)
+    if found is None:
+        if len(_CLASS_NAMES) > MEMO:
+            _CLASS_NAMES.clear()
+        found = _CLASS_NAMES[key] = frozenset(class_term(key).names)
     return found
 
 
@@ -141,79 +166,95 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
     false, only those a repair mends (spellings and literals given to object properties: what the merges need
     to repair a page, without parsing dates and numbers or checking domains).
 
-    Written for speed (it runs on every page with schema.org data): the predicate is cut out with two finds,
-    looked up in a memo, and a line of another vocabulary costs nothing more."""
+    Written for speed (it runs on every page with schema.org data): a line is split once (one call: ``find``
+    and ``endswith`` parse their arguments into a tuple, the most of what a line cost) and its predicate looked
+    up in a memo that says all a line of it needs, so a line of another vocabulary, or of a property with
+    nothing to check (most), costs nothing more; the defined classes of a subject are worked
+    out once, and only for a subject with a property whose domain is checked."""
     out = PageCheck()
     findings = out.findings
-    names: dict[str, set[str]] = {}   # subject -> the defined classes it has (for the domains)
-    pending: list[tuple[str, _Predicate, int]] = []
     classes = out.classes
+    pending: list[tuple[str, _Predicate, int]] = []   # quads whose property's domain is checked at the end
     known = _PREDICATES.get
     schema_quads = 0
     for i, line in enumerate(lines):
-        a = line.find(" ")
-        b = line.find(" ", a + 1)
-        if b < 0 or not line.endswith(_QUAD_ENDS):   # not a quad (a damaged data file): no error of ours
+        try:
+            s, p, rest = line.split(" ", 2)
+        except ValueError:   # not a quad (a damaged data file): no error of ours
             continue
-        p = line[a + 1:b]
-        if p == RDF_TYPE:
-            if line[b + 1] != "<":
-                continue
-            obj = line[b + 1:line.index(">", b) + 1]
-            term = _TYPES.get(obj, _TYPES)
-            if term is _TYPES:
-                term = _class(obj)
-            if term is None:
-                continue
-            schema_quads += 1
-            s = line[:a]
-            keys = classes.get(s)
-            if keys is None:
-                classes[s] = [term.key]
-            elif term.key not in keys:
-                keys.append(term.key)
-            if term.names:
-                names.setdefault(s, set()).update(term.names)
-            if term.kinds:
-                _misspelt(out, term, s, i, RDF_TYPE_IRI, obj[1:-1])
+        if line[-4:] != "> .\n" and line[-3:] != "> .":   # (a quad ends with its graph, as quadfleet writes it)
             continue
         pred = known(p, _PREDICATES)
         if pred is _PREDICATES:
             pred = _predicate(p)
         if pred is None:
             continue
+        if pred is _TYPE:
+            if rest[0] != "<":
+                continue
+            obj = rest[:rest.index(">") + 1]
+            term = _TYPES.get(obj, _TYPES)
+            if term is _TYPES:
+                term = _class(obj)
+            if term is None:
+                continue
+            schema_quads += 1
+            keys = classes.get(s)
+            if keys is None:
+                classes[s] = [term.key]
+            elif term.key not in keys:
+                keys.append(term.key)
+            if term.kinds:
+                _misspelt(out, term, s, i, RDF_TYPE_IRI, obj[1:-1])
+            continue
         schema_quads += 1
-        s = line[:a]
+        if pred.plain:
+            continue
         term = pred.term
         if term.kinds:
             _misspelt(out, term, s, i, term.key, p[1:-1])
         if term.prop is None:
             continue
-        if line[b + 1] == '"':
+        if rest[0] == '"':
             if pred.objects_only:
                 findings.append(Finding(LITERAL_FOR_OBJECT, s, i, term.key, term.key))
-                out.repairable = out.repairable or pred.node_repair
-            elif full and (pred.datatypes is not None or pred.gtin is not None):
-                lexical = lexical_form(line[b + 1:])
-                if not (gtin_ok(pred.gtin, lexical) if pred.gtin is not None else parses(pred.datatypes, lexical)):
+                if pred.node_repair:
+                    out.repairable = True
+            elif full and (pred.match is not None or pred.gtin is not None):
+                lexical = lexical_form(rest)
+                if not (gtin_ok(pred.gtin, lexical) if pred.gtin is not None
+                        else pred.match(lexical.strip()) is not None):
                     findings.append(Finding(BAD_LEXICAL_FORM, s, i, term.key, term.key))
         if pred.domain and full:
             pending.append((s, pred, i))
     out.schema_quads = schema_quads
-    if pending and names:
-        frozen = {s: frozenset(c) for s, c in names.items()}
-        known_domains = _DOMAINS.get
-        for s, pred, i in pending:
-            have = frozen.get(s)
-            if not have:
-                continue
-            ok = known_domains((pred.term.prop.name, have))
-            if ok is None:
-                ok = _in_domain(pred.term.prop, have)
-            if not ok:
-                findings.append(Finding(OUTSIDE_DOMAIN, s, i, pred.term.key,
-                                        f"{' '.join(sorted(have))} {pred.term.names[0]}"))
+    if pending and classes:
+        _check_domains(pending, classes, findings)
     return out
+
+
+def _check_domains(pending: list[tuple[str, _Predicate, int]], classes: dict[str, list[str]],
+                   findings: list[Finding]) -> None:
+    """The ``outside-domain`` errors among the quads whose property has a domain (in line order), once every
+    class of their subjects is known (an ``rdf:type`` quad may come after its subject's properties). The
+    defined classes of a subject are worked out from its class keys once, when a quad of it is checked."""
+    known_domains = _DOMAINS.get
+    names: dict[str, frozenset[str]] = {}
+    for s, pred, i in pending:
+        have = names.get(s)
+        if have is None:
+            keys = classes.get(s)
+            have = names[s] = (_class_names(keys[0]) if len(keys) == 1 else
+                               frozenset().union(*map(_class_names, keys))) if keys else frozenset()
+        if not have:
+            continue
+        prop = pred.term.prop
+        ok = known_domains((prop.name, have))
+        if ok is None:
+            ok = _in_domain(prop, have)
+        if not ok:
+            findings.append(Finding(OUTSIDE_DOMAIN, s, i, pred.term.key,
+                                    f"{' '.join(sorted(have))} {pred.term.names[0]}"))
 
 
 def check_results(results: dict, formats: tuple[str, ...] | None = None) -> dict[str, tuple[list[str], PageCheck]]:
@@ -224,10 +265,20 @@ def check_results(results: dict, formats: tuple[str, ...] | None = None) -> dict
     for fmt, res in results.items():
         lines = res.lines
         if lines and (formats is None or fmt in formats) and not fmt.startswith(MICROFORMATS):
-            text = "".join(lines)
-            if "chema.org" in text or "CHEMA.ORG" in text:   # (http://Schema.org/ is schema.org too)
+            if _names_schema_org(lines):
                 out[fmt] = (lines, check_lines(lines))
     return out
+
+
+def _names_schema_org(lines: list[str]) -> bool:
+    """Whether the joined lines hold ``chema.org`` or ``CHEMA.ORG`` (http://Schema.org/ is schema.org too). The
+    first line is looked at first: where it holds one (most JSON-LD and microdata), the page's text is not
+    joined (a substring of a line is one of the text)."""
+    first = lines[0]
+    if "chema.org" in first or "CHEMA.ORG" in first:
+        return True
+    text = "".join(lines)
+    return "chema.org" in text or "CHEMA.ORG" in text
 
 
 MICROFORMATS = "html-mf-"   # the microformats' formats write their own vocabularies, never schema.org

@@ -43,6 +43,13 @@ def parses(datatypes: frozenset[str], lexical: str) -> bool:
     return pattern is None or pattern.match(lexical.strip()) is not None
 
 
+def matcher(datatypes: frozenset[str]):
+    """The ``match`` of the pattern :func:`parses` uses (None: nothing to check), for a caller that checks many
+    literals of one property: ``match(lexical.strip()) is not None`` is :func:`parses` without its lookups."""
+    pattern = _pattern(datatypes)
+    return None if pattern is None else pattern.match
+
+
 def gtin_ok(prop: str, lexical: str) -> bool:
     """Whether ``lexical`` is a GTIN of the length ``prop`` names with a right check digit (``gtin`` also takes a
     GS1 Digital Link URL, as schema.org allows)."""

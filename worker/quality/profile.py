@@ -9,7 +9,7 @@ in quads; and per term as written (what the report shows as the most common erro
 from __future__ import annotations
 
 from .check import PageCheck
-from .repair import repair_plan
+from .repair import planned_repairs
 
 TABLES = ("quality_checked", "quality_errors", "quality_classes", "quality_properties", "quality_plds",
           "quality_terms", "repairs")
@@ -22,7 +22,7 @@ def _bump(table: dict, key: str, n: int = 1) -> None:
 def rule_counts(lines: list[str], check: PageCheck) -> dict[str, int]:
     """Rule -> the repairs :func:`.repair.repair_lines` makes on these lines (planned, not made)."""
     out: dict[str, int] = {}
-    for r in repair_plan(lines, check)[1]:
+    for r in planned_repairs(lines, check):
         _bump(out, r.rule)
     return out
 

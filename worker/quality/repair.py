@@ -171,18 +171,35 @@ def repair_plan(lines: list[str], check: PageCheck) -> tuple[int, list[Repair]]:
     if check.repaired is not None:
         return len(check.repaired[0]), check.repaired[1]
     new: list = []
-    done: list[Repair] = []
-    for i in sorted({f.line for f in check.findings}):
-        fixed = repair_line(lines[i], i, nodes=False)
-        if fixed is not None:
-            new += fixed[0]
-            done += fixed[1]
+    done = _plan(lines, check, new)
     if not done:
         return len(lines), []
     changed = {r.line for r in done}
     written = {x for x in new if x is not None}   # the repaired lines that may equal another line
     kept = {x for i, x in enumerate(lines) if i not in changed}
     return len(kept | written) + sum(x is None for x in new), done
+
+
+def planned_repairs(lines: list[str], check: PageCheck) -> list[Repair]:
+    """The repairs :func:`repair_plan` gives, without counting the lines they leave (a set of every line of the
+    page: what the statistics' rule counts need not)."""
+    if not check.repairable:
+        return []
+    if check.repaired is not None:
+        return check.repaired[1]
+    return _plan(lines, check, [])
+
+
+def _plan(lines: list[str], check: PageCheck, new: list) -> list[Repair]:
+    """The repairs of the lines ``check`` found an error on, in line order; the lines they become go to ``new``
+    (None for each line of a node made for a literal)."""
+    done: list[Repair] = []
+    for i in sorted({f.line for f in check.findings}):
+        fixed = repair_line(lines[i], i, nodes=False)
+        if fixed is not None:
+            new += fixed[0]
+            done += fixed[1]
+    return done
 
 
 def _repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
