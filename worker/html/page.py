@@ -19,10 +19,10 @@ from . import charset, dom
 from .evidence import Evidence
 
 
-def _utf8_valid_py(data: bytes) -> bool:
+def _utf8_valid_py(data: bytes | memoryview) -> bool:
     """Whether ``data`` is valid UTF-8: the fallback of ``_scan.utf8_valid``."""
     try:
-        data.decode("utf-8")
+        str(data, "utf-8")
     except UnicodeDecodeError:
         return False
     return True
@@ -187,12 +187,12 @@ class Page:
         ev = self.evidence
         if ev is None or ev.root_last >= cut or (marker is _BODY_MARK and ev.body_last >= cut):
             return None  # (a later <html>/<body> tag adds its attributes to that element; a <frameset> drops the body)
-        data = self.body[:cut]
+        data = memoryview(self.body)[:cut]  # (copied once, with the marker, for the parser)
         # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
         # (a cut is at a tag's end: the bytes before it of a body known to be valid are valid too)
         if self.encoding != "utf-8" or not (self.__dict__.get("utf8_valid") or _utf8_valid(data)):
-            data = data.decode(self.encoding, "replace").encode("utf-8", "surrogatepass")
-        root = dom.parse(data + marker[1])
+            data = str(data, self.encoding, "replace").encode("utf-8", "surrogatepass")
+        root = dom.parse(b"".join((data, marker[1])))
         mark = root
         if marker is _HEAD_MARK and len(root) == 2 and _empty(root[1]):
             mark = root[0]  # (the body the parser implies at the end of the bytes)
