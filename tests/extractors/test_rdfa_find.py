@@ -52,3 +52,69 @@ def test_may_relate_selector_is_asked_first_only_where_it_can_be_true():
         for n in root.node.select("[rel], [rev]"):
             if find._may_relate(n.attr):
                 assert n.matches(find._MAY_RELATE), (n.attr("rel"), n.attr("rev"))
+
+
+# --- the fast path's share and the IRI shortcut ----------------------------------------------------------------------
+
+def _triples_both_ways(html: str, monkeypatch) -> tuple[list, list]:
+    """The exact triple sequence (blank-node labels and order included) with the fast path, and by the walk alone."""
+    from quadfleet.worker.extractors.rdfa import extractor
+    from quadfleet.worker.html.page import Page
+
+    def run() -> list:
+        return list(extractor.extract(Page(url="http://example.org/d/p.html", body=html.encode(),
+                                           content_type="text/html")))
+
+    with_fast = run()
+    monkeypatch.setattr(extractor, "fast_triples", lambda doc, bearing: 0)
+    return with_fast, run()
+
+
+_HEAD = ['<meta property="og:t" content="a">', '<meta property="_:x og:b" content="b">', '<link rel="dc:x">',
+         '<link rel="_:r dc:y" href="/y">', '<link rev="dc:z" href="http://[bad">', '<meta property="og:e">',
+         '<meta property="dc:l" lang="de" content="l">', '<meta property="og:o" about="#o" content="o">']
+_BODY = ['<meta property="og:b" content="b">', '<link rel="_:z dc:w" href="//cdn.example/w">',
+         '<div about="_:x" property="dc:t">t</div>', '<span typeof="dc:C" rel="_:q dc:r"><a href="/h">h</a></span>',
+         '<p rel="dc:k"><span about="_:r"></span></p>', '<div lang="fr" property="dc:f">f</div>']
+
+
+def test_fast_path_then_walk_gives_the_walks_exact_triples(monkeypatch):
+    """Leading head/body <meta>/<link> handled by the fast path, the rest walked: the same triples in the same order
+    with the same blank-node labels as a walk of everything (``_:x`` labels and a hanging @rel's blank node
+    counted as the walk counts them)."""
+    rng = random.Random(11)
+    for _ in range(300):
+        head = "".join(rng.choice(_HEAD) for _ in range(rng.randint(0, 6)))
+        body = "".join(rng.choice(_BODY) for _ in range(rng.randint(0, 4)))
+        lang = rng.choice(["", " lang=en", " prefix='dc: http://dc.example/'"])
+        html = f"<html{lang}><head>{head}</head><body{rng.choice(['', ' lang=it'])}>{body}</body></html>"
+        fast, walked = _triples_both_ways(html, monkeypatch)
+        assert fast == walked, html
+        monkeypatch.undo()
+
+
+def test_iri_shortcut_is_urljoin():
+    """:mod:`...rdfa.iris` answers plain absolute and scheme-relative http(s) IRIs without urljoin: the same
+    result as urljoin on random values around what it admits."""
+    from urllib.parse import urljoin
+
+    from quadfleet.worker.extractors.rdfa import iris
+
+    rng = random.Random(3)
+    bases = ["http://a.example/d/p.html", "https://b.example/", "https://c.example:8080/x?y#z", "HTTPS://D.example/",
+             "http:foo", "ftp://e/", "https://g.example"]
+    pieces = list("aZ09-._~!$&'()*+,=:@%/?#;[] \t\u00e9") + ["..", "./", "//"]
+    for _ in range(20_000):
+        base = rng.choice(bases)
+        value = (rng.choice(["http://", "https://", "//", "HTTP://", ""])
+                 + rng.choice(["h.example", "h.example:80", "h.example:", "[x]", "a@b", "\u00e9.com", ""])
+                 + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))).strip()
+        if not value:
+            continue
+        try:
+            expected = urljoin(base, value)
+            if value[-1] in "#?" and expected[-1:] != value[-1]:
+                expected += value[-1]
+        except ValueError:
+            expected = None
+        assert iris.resolve(base, iris.base_scheme(base), value) == expected, (base, value)

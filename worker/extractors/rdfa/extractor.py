@@ -34,9 +34,9 @@ Speed (this extractor runs on every page with Open Graph tags; pyRdfa takes 0.3-
   :mod:`...pipeline.pagequads`).
 - When those counts are all accounted for by ``<head>``'s children, the RDFa elements are known without a
   walk of the tree; else one walk in C (:mod:`...html.dom`) finds the elements with the attributes that occur.
-- **Fast path**: when all RDFa elements are plain ``<meta>``/``<link>`` children of ``<head>`` (the Open
-  Graph page), their triples are computed directly: subject the base, prefixes and language from
-  ``<html>``/``<head>``. Nothing else is touched.
+- **Fast path**: the leading RDFa elements that are plain ``<meta>``/``<link>`` children of ``<head>`` or
+  ``<body>`` (all of them on the Open Graph page) have their triples computed directly: subject the base,
+  prefixes and language from ``<html>`` and their parent. Nothing else is touched; the walk does the rest.
 - **Full path**: the walk visits only the ancestors of those elements (the path down to each carries the
   prefixes, vocabulary, language and subject chain it needs), plus whole subtrees only below a hanging
   ``@rel``/``@rev`` that still waits for its object. ``@about``/``@resource`` alone yield nothing, so they
@@ -50,6 +50,7 @@ path; :mod:`.walk` the full path (the processing sequence); :mod:`.context` the 
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Iterator
 
 from ...html.page import Page
@@ -62,6 +63,7 @@ from .walk import Walk
 
 _COPY = IRI(RDFA + "copy")
 _PATTERN = IRI(RDFA + "Pattern")
+_PREDICATE = itemgetter(1)
 
 
 def _expand_patterns(triples: list) -> list:
@@ -113,12 +115,12 @@ def extract(page: Page) -> Iterator[tuple]:
     if not bearing:
         return iter(())
     doc = Walk(root, page.base.split("#", 1)[0])
-    if not fast_triples(doc, bearing):
-        doc.run(bearing)
+    done = fast_triples(doc, bearing)
+    if done < len(bearing):
+        doc.run(bearing[done:] if done else bearing)
     out = doc.out
-    for _, p, _ in out:
-        if p == _COPY:
-            return iter(_expand_patterns(out))
+    if _COPY in map(_PREDICATE, out):  # (the predicates compared in C, not a loop over the triples)
+        return iter(_expand_patterns(out))
     return iter(out)
 
 

@@ -1,9 +1,9 @@
-"""The fast path of :mod:`.extractor`: the triples of a page whose RDFa is all plain ``<meta>``/``<link>`` children of
-``<head>`` (the Open Graph page), computed directly, subject the base.
+"""The fast path of :mod:`.extractor`: the triples of a page's leading plain ``<meta>``/``<link>`` children of
+``<head>`` and ``<body>`` (all of an Open Graph page's RDFa), computed directly, subject the base.
 
 Apart from the walk (:mod:`.walk`) because it is a shortcut with its own conditions: any attribute that
-could change a subject, an object, the kind of value or a prefix sends the page to the full walk, which
-gives the same triples (the tests compare the two).
+could change a subject, an object, the kind of value or a prefix sends that element and the ones after it to
+the walk, which gives the same triples (the tests compare the two, labels and order included).
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from .values import text
 from .walk import Scope, Walk
 
 Element = dom.Element
+_new = tuple.__new__  # (a Literal made in C: its NamedTuple constructor is a Python call)
 
 # Attributes of <html>/<head> that take the page off the fast path (one CSS match in C, not nine reads).
 _SIGNIFICANT = "[about], [typeof], [resource], [href], [src], [property], [rel], [rev], [vocab]"
@@ -26,58 +27,83 @@ _LINK_OFF_FAST = frozenset(("about", "typeof", "resource", "src", "property", "v
                             "datatype", "content", "datetime"))
 
 
-def fast_triples(doc: Walk, bearing: list) -> bool:
-    """Triples of a page whose RDFa is all plain ``<head>`` ``<meta>``/``<link>`` children; False if it is not.
+def fast_triples(doc: Walk, bearing: list) -> int:
+    """How many of ``bearing``'s leading elements (turbohtml nodes) are plain ``<meta>``/``<link>`` children of
+    ``<head>`` or ``<body>``, their triples written to ``doc.out``; the walk does the rest (:func:`.extractor.extract`).
 
-    ``bearing`` holds turbohtml nodes; the triples go to ``doc.out`` as they are found, and are taken back if an
-    element turns out to be off the fast path (one pass over the elements, not a check and then a pass)."""
+    Such an element changes nothing for any other: its subject is the base, it has no children to pass
+    anything to, and the walk meets it after ``<html>``'s own work (none here) and before any later element.
+    What it would change of the walk's state is kept the same: a ``_:x`` it names gets its label, a hanging
+    ``@rel`` its blank node. So a page with a long Open Graph head and a little RDFa in its body walks only
+    the latter."""
     root = doc.root.node
     if root.tag != "html" or root.matches(_SIGNIFICANT):
-        return False
-    head = bearing[0].parent
-    if (type(head) is not Element or head.tag != "head" or head.parent is not root or bearing[-1].parent is not head
-            or head.matches(_SIGNIFICANT)):
-        return False  # (the last element first: a page's RDFa in its body is off the fast path before any work)
+        return 0
     out = doc.out
-    scope = doc.scope(head, doc.scope(root, Scope(INITIAL_PREFIXES, None, None)))
-    # (no @prefix, xmlns: or @vocab on the elements, all off the fast path: only a language can make their
-    # scope differ from the head's, so their IRIs depend on the value alone when the head's scope is the
-    # initial one, as on three pages in four)
-    iris = _iris if scope.prefixes is INITIAL_PREFIXES and scope.vocab is None else _scoped(root, head, scope)
+    top = doc.scope(root, Scope(INITIAL_PREFIXES, None, None))
+    parent = scope = lang = cache = iris = None
     base = doc.base
-    for node in bearing:
-        if node.parent is not head:
-            break
+    for done, node in enumerate(bearing):
+        if node.parent is not parent:
+            parent = node.parent
+            if type(parent) is not Element or parent.parent is not root or parent.matches(_SIGNIFICANT):
+                return done  # (html's element children are its head and body)
+            scope = doc.scope(parent, top)
+            lang = scope.lang
+            # (no @prefix, xmlns: or @vocab on the elements, all off the fast path: only a language can make
+            # their scope differ from their parent's, so their IRIs depend on the value alone when that scope is
+            # the initial one, as on three pages in four)
+            cache, iris = (_INITIAL if scope.prefixes is INITIAL_PREFIXES and scope.vocab is None
+                           else _scoped(root, parent, scope))
+        if node.tag != "meta":
+            if node.tag != "link" or _own_lang(node, _LINK_OFF_FAST) is None:
+                return done
+            _link(doc, node, scope, cache, iris)
+            continue
         get = node.attr
-        tag = node.tag
-        if tag == "meta":
-            prop, content = get("property"), get("content")
-            # (an Open Graph <meta> has these two attributes alone: nothing else to check)
-            lang = (False if prop is not None and len(node.attrs) == 1 + (content is not None)
-                    else _own_lang(node, _META_OFF_FAST))
-            if lang is None:
-                break
-            value = Literal(text(dom.view(node)) if content is None else content, _lang(get) if lang else scope.lang)
-            for p in iris(prop or ""):
-                out.append((base, p, value))
-            continue
-        if tag != "link":
-            break
-        lang = _own_lang(node, _LINK_OFF_FAST)
-        if lang is None:
-            break
-        href = get("href")
-        target = None if href is None else doc.iri(href.strip())
-        if target is None:  # a hanging @rel with nothing below <link> to complete it
-            continue
-        for p in iris(get("rel") or ""):
-            out.append((base, p, target))
-        for p in iris(get("rev") or ""):
-            out.append((target, p, base))
-    else:
-        return True
-    del out[:]
-    return False
+        prop, content = get("property"), get("content")
+        if prop is not None and content is not None and len(node.attrs) == 2:
+            value = _new(Literal, (content, lang, None))  # (an Open Graph <meta>: nothing else to check)
+        else:
+            own = _own_lang(node, _META_OFF_FAST)
+            if own is None:
+                return done
+            value = Literal(text(dom.view(node)) if content is None else content, _lang(get) if own else lang)
+            prop = prop or ""
+        found = cache.get(prop)
+        if found is None:
+            if "_:" in prop:  # (never kept: its blank-node labels are numbered as the walk numbers them)
+                doc.tokens(prop, scope)
+            found = iris(prop)
+        for p in found:
+            out.append((base, p, value))
+    return len(bearing)
+
+
+def _link(doc: Walk, node, scope: Scope, cache: dict, iris) -> None:
+    """The triples of a plain ``<link>``: ``@rel`` from the base to ``@href``, ``@rev`` back."""
+    get = node.attr
+    rel, rev = get("rel"), get("rev")
+    found = []
+    for value in (rel or "", rev or ""):
+        got = cache.get(value)
+        if got is None:
+            if "_:" in value:
+                doc.tokens(value, scope)
+            got = iris(value)
+        found.append(got)
+    href = get("href")
+    target = None if href is None else doc.iri(href.strip())
+    if target is None:  # a hanging @rel with nothing below <link> to complete it
+        if rel is not None or rev is not None:
+            doc.bnode()  # (the walk gives it a blank node, unused)
+        return
+    out = doc.out
+    base = doc.base
+    for p in found[0]:
+        out.append((base, p, target))
+    for p in found[1]:
+        out.append((target, p, base))
 
 
 def _own_lang(node, off: frozenset) -> bool | None:
@@ -103,35 +129,37 @@ def _lang(get) -> str | None:
 _DROPPED = BNode("")
 
 
-def _resolver(cache: dict, prefixes: dict, vocab: str | None, most: int):
-    """The IRIs of a ``@property``/``@rel``/``@rev`` value with these prefixes and vocabulary, blank nodes left
-    out as the fast path leaves them, kept in ``cache`` (at most ``most`` values): og:title, og:image, ...
-    recur on every page."""
+def _resolver(cache: dict, prefixes: dict, vocab: str | None, most: int) -> tuple:
+    """(``cache``, the function that fills it): the IRIs of a ``@property``/``@rel``/``@rev`` value with these
+    prefixes and vocabulary, blank nodes left out as the fast path leaves them, kept in ``cache`` (at most
+    ``most`` values; the fast path looks there first): og:title, og:image, ... recur on every page. A value
+    with a ``_:`` is never kept, so the fast path always sees it (to number its labels)."""
     def iris(value: str) -> list:
-        found = cache.get(value)
-        if found is None:
+        found = _no_blank_nodes(tokens(value, prefixes, vocab, lambda label: _DROPPED))
+        if "_:" not in value:
             if len(cache) >= most:
                 cache.clear()
-            found = cache[value] = _no_blank_nodes(tokens(value, prefixes, vocab, lambda label: _DROPPED))
+            cache[value] = found
         return found
-    return iris
+    return cache, iris
 
 
-_iris = _resolver({}, INITIAL_PREFIXES, None, 10_000)  # in RDFa's initial context, once per value per process
-_SCOPED: dict[tuple, dict[str, list]] = {}  # the prefixes <html> and <head> declare -> value -> its IRIs
+_INITIAL = _resolver({}, INITIAL_PREFIXES, None, 10_000)  # in RDFa's initial context, once per value per process
+_SCOPED: dict[tuple, tuple] = {}  # the prefixes <html> and <head> or <body> declare -> (value -> its IRIs, filler)
 
 
-def _scoped(root, head, scope: Scope):
-    """:func:`_iris` for a page whose ``<html>`` or ``<head>`` declares prefixes (``prefix="og: … fb: …"``, as
-    a page in five does): the scope's prefixes follow from those declarations as written alone (the fast path
-    has no @vocab), so a value's IRIs are kept per declarations, and sites that declare the same reuse them."""
-    key = (_declared(root), _declared(head), scope.vocab)
-    cache = _SCOPED.get(key)
-    if cache is None:
+def _scoped(root, parent, scope: Scope):
+    """:data:`_INITIAL`'s twin for a page whose ``<html>``, ``<head>`` or ``<body>`` declares prefixes (``prefix="og: …
+    fb: …"``, as a page in five does): the scope's prefixes follow from those declarations as written alone
+    (the fast path has no @vocab), so a value's IRIs are kept per declarations, and sites that declare the
+    same reuse them."""
+    key = (_declared(root), _declared(parent), scope.vocab)
+    found = _SCOPED.get(key)
+    if found is None:
         if len(_SCOPED) >= 1_000:
             _SCOPED.clear()
-        cache = _SCOPED[key] = {}
-    return _resolver(cache, scope.prefixes, scope.vocab, 1_000)
+        found = _SCOPED[key] = _resolver({}, scope.prefixes, scope.vocab, 1_000)
+    return found
 
 
 def _declared(node) -> tuple:

@@ -8,12 +8,11 @@ while finding the elements (:mod:`.find`), the Open Graph shortcut (:mod:`.fast`
 """
 from __future__ import annotations
 
-from urllib.parse import urljoin
-
 from ...html import dom
 from ...rdf.terms import IRI, RDF_TYPE, BNode, Literal
 from .context import INITIAL_PREFIXES, RDF, RDFA
 from .curie import SCHEME, TERM, curie, declarations, term_curie_or_iri, tokens
+from .iris import base_scheme, resolve
 from .values import in_scope_xmlns, markup_literal, text, time_datatype
 
 USES_VOCABULARY = IRI(RDFA + "usesVocabulary")
@@ -24,6 +23,8 @@ _HTML_LITERAL = RDF + "HTML"
 _RDFA_ATTRS = "[about], [resource], [href], [src], [property], [typeof], [rel], [rev], [vocab], [prefix]"
 # ... and one without these (nor an xmlns:*) passes its parent's scope on unchanged.
 _SCOPE_ATTRS = "[prefix], [vocab], [lang], [xml\\:lang]"
+_ANY_ATTRS = _RDFA_ATTRS + ", " + _SCOPE_ATTRS
+Element = dom.Element
 # What the processing reads of an element, in :func:`_read`'s order.
 _READ = ("about", "resource", "href", "src", "property", "typeof", "rel", "rev", "vocab", "prefix", "inlist",
          "content", "datatype", "datetime")
@@ -86,6 +87,7 @@ class Walk:
         self._bnodes = 0
         self._named: dict[str, BNode] = {}
         self._iris: dict[str, IRI | None] = {}
+        self._scheme = base_scheme(base)
         self._tokens: dict[tuple, tuple] = {}
 
     # -- terms
@@ -102,23 +104,13 @@ class Walk:
         return node
 
     def iri(self, value: str) -> IRI | None:
-        """An ``@href``/``@src``/``@vocab`` value (stripped) resolved against the base."""
+        """An ``@href``/``@src``/``@vocab`` value (stripped) resolved against the base (:mod:`.iris`)."""
         if value == "":
             return self.base
         found = self._iris.get(value, 0)
-        if found != 0:
-            return found  # type: ignore[return-value]
-        try:
-            joined = urljoin(self.base, value)
-        except ValueError:
-            joined = None
-        else:
-            # urljoin drops a trailing empty fragment or query; RDFa keeps what the author wrote.
-            if value[-1] in "#?" and joined[-1:] != value[-1]:
-                joined += value[-1]
-            joined = IRI(joined)
-        self._iris[value] = joined
-        return joined
+        if found == 0:
+            found = self._iris[value] = resolve(self.base, self._scheme, value)
+        return found  # type: ignore[return-value]
 
     def curie_or_iri(self, value: str, scope: Scope):
         """An ``@about``/``@resource`` value (stripped): safe CURIE, CURIE, or IRI resolved against the base."""
@@ -217,17 +209,18 @@ class Walk:
     # -- the walk
 
     def run(self, bearing: list) -> None:
-        """Process the tree, visiting only what can matter (see :mod:`.extractor`'s docstring)."""
-        root = self.root
+        """Process the tree, visiting only what can matter (see :mod:`.extractor`'s docstring), on turbohtml's own
+        elements (no views: their calls cost three times as much)."""
+        root = self.root.node
         kids: dict = {}
         needed = set()
-        for found in bearing:
-            node = dom.view(found)
-            while node is not None and node not in needed:
+        for node in bearing:
+            while node not in needed:
                 needed.add(node)
-                parent = node.getparent()
-                if parent is not None:
-                    kids.setdefault(parent, []).append(node)
+                parent = node.parent
+                if type(parent) is not Element:  # (the document, above <html>)
+                    break
+                kids.setdefault(parent, []).append(node)
                 node = parent
         top = Scope(INITIAL_PREFIXES, None, None)
         stack: list = [(root, top, _Lists(None), None, [])]
@@ -236,9 +229,13 @@ class Walk:
             if type(item) is _Exit:
                 self.finish(item)
                 continue
-            el, scope, lists, parent_object, parent_incomplete = item
-            scope = self.scope(el.node, scope)
-            done = self.element(el, scope, lists, parent_object, parent_incomplete, el is root)
+            node, scope, lists, parent_object, parent_incomplete = item
+            # (one CSS match in C for what most elements on the paths are: neither RDFa nor a change of scope)
+            if node is not root and not node.matches(_ANY_ATTRS) and not _declares_xmlns(node):
+                done = None
+            else:
+                scope = self.scope(node, scope)
+                done = self.element(node, scope, lists, parent_object, parent_incomplete, node is root)
             if done is None:  # nothing RDFa on this element: children see what it saw
                 object_down, incomplete, lists_down = parent_object, parent_incomplete, lists
             else:
@@ -246,9 +243,9 @@ class Walk:
                 stack.append(exit_)
                 lists_down = exit_.lists
             if incomplete:
-                children = [c for c in el if isinstance(c.tag, str)]
+                children = [c for c in node.children if type(c) is Element]
             else:
-                children = kids.get(el, ())
+                children = kids.get(node, ())
             for child in reversed(children):
                 stack.append((child, scope, lists_down, object_down, incomplete))
 
@@ -266,10 +263,9 @@ class Walk:
             return parent_object, typed, False
         return subject, typed, True
 
-    def element(self, el, scope: Scope, lists: _Lists, parent_object, parent_incomplete, is_root: bool):
+    def element(self, node, scope: Scope, lists: _Lists, parent_object, parent_incomplete, is_root: bool):
         """One element's own work (pyRdfa's ``_parse_1_1`` before the recursion); None if it has no RDFa (as most
         ancestors on the walk's paths: one CSS match in C tells, not ten attribute reads)."""
-        node = el.node  # (turbohtml's own element: a third of the view's get)
         if not is_root and not node.matches(_RDFA_ATTRS):
             return None
         (about, resource, href, src, prop, typeof, rel, rev, vocab, prefix, inlist, content_attr, datatype_attr,
@@ -296,7 +292,7 @@ class Walk:
             if content is None:
                 value = datetime
                 if value is None and node.tag == "time":
-                    value = text(el)
+                    value = text(dom.view(node))
                 if value is not None:
                     if datatype is None:
                         datatype = time_datatype(value)
@@ -310,7 +306,7 @@ class Walk:
         out = self.out
         new_list = False
         typed = None
-        tag = el.tag
+        tag = node.tag
         header = parent_object if ((tag == "head" or tag == "body") and about is None and resource is None
                                    and src is None and href is None) else None
         if rel is not None or rev is not None:
@@ -385,7 +381,7 @@ class Walk:
                     and not about_pruned:
                 value = typed
             else:
-                value = self.literal(el, scope, content, datatype, dt_resolved)
+                value = self.literal(dom.view(node), scope, content, datatype, dt_resolved)
             if value is not None:
                 for p in self.tokens(prop, scope):
                     if type(p) is BNode:
