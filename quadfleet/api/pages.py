@@ -77,8 +77,8 @@ def _extractors(config: Config) -> list:
 def _result(page: Page, config: Config) -> PageResult:
     """One page through the pipeline as ``quadfleet extract`` runs it (worker/pipeline/process.py)."""
     fired, results = run_page(page, _extractors(config), config)
-    formats = {fmt: FormatQuads(format=fmt, lines=tuple(res.lines), typed_entities=res.typed_entities,
-                                classes=dict(res.classes), dropped=res.dropped, error=res.error)
+    # (each FormatResult is this call's own: its classes dict is handed over, not copied)
+    formats = {fmt: FormatQuads(fmt, tuple(res.lines), res.typed_entities, res.classes, res.dropped, res.error)
                for fmt, res in results.items()}
     problems = [Problem("format-failed", fmt, 1, res.error) for fmt, res in results.items() if res.error]
     problems += [Problem(kind, "html-embedded-jsonld" if kind.startswith("jsonld-") else None, n)

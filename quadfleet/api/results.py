@@ -95,7 +95,7 @@ class PageResult:
 
     def nquads(self) -> str:
         """The page's N-Quads, every format in configured order: the lines ``quadfleet page`` prints."""
-        return "".join(line for fq in self.formats.values() for line in fq.lines)
+        return "".join([line for fq in self.formats.values() for line in fq.lines])  # (a list: join makes one)
 
     @property
     def triples(self) -> int:

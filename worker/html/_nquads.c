@@ -6,8 +6,8 @@
  * per-page cache and formats a string; in Python that is about a microsecond a triple, 4-5% of an extraction
  * of real pages. Here the same lookups and the same string, for the common case only: every term already in
  * the caches (the page's, the process's language tags and IRIs; a blank node with a plain label is made here)
- * and a literal with nothing to escape. Anything else (an IRI new to the process, a character to escape, a term
- * to drop, a noise predicate) returns None
+ * and a literal, escaped here as nquads.literal escapes it. Anything else (an IRI new to the process, a term to
+ * drop, a noise predicate) returns None
  * and the Python serializer answers, filling its caches, so the next triple with those terms is made here.
  * (Beside the native loader, worker/html/native.py, which loads every accelerator: worker/rdf is above
  * worker/html and may not import it.)
@@ -25,6 +25,10 @@
  *   (canonical(o) for an IRI object of an rdf_type triple, None for another object) or its predicates. The
  *   interpreted loop cost about a quarter of a microsecond a triple (run_extractor's time beyond the
  *   extractor's own on the crawl mix's 17,600 triples: 29 ms in Python, 25 ms here).
+ * tally(types, preds, canonical, classes, props): worker/pipeline/pagequads.py's tally_py (the definition) over
+ *   collect's types and preds: each typed subject counted under each of its IRI classes in ``classes``, and under
+ *   each (class, canonical(predicate)) pair in ``props``, in the same order. In Python, a loop with a set per
+ *   subject, it was most of run_extractor's own time (up to hundreds of typed subjects on a page).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -55,17 +59,80 @@ static PyObject *setup(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* Whether a literal's value can be written between quotes as it is (what nquads._LIT_BAD does not match). */
-static int plain_text(PyObject *value) {
+/* Which code points below 256 a literal's value cannot hold as they are (nquads._LIT_BAD), set at import. */
+static unsigned char lit_bad_low[256];
+
+static inline int lit_bad(Py_UCS4 c) {
+    return c < 256 ? lit_bad_low[c] : (c == 0x2028 || c == 0x2029 || (c >= 0xd800 && c <= 0xdfff));
+}
+
+/* The index of the first character of a literal's value that nquads._LIT_BAD matches, or -1 if it can be written
+ * between quotes as it is. One loop per string kind: long literals (descriptions, article bodies) are most of a
+ * page's characters, and the generic PyUnicode_READ costs a switch a character. */
+static Py_ssize_t first_bad(PyObject *value) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(value);
     int kind = PyUnicode_KIND(value);
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *c = PyUnicode_1BYTE_DATA(value);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (lit_bad_low[c[i]]) return i;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *c = PyUnicode_2BYTE_DATA(value);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (lit_bad(c[i])) return i;
+    } else {
+        const Py_UCS4 *c = PyUnicode_4BYTE_DATA(value);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (lit_bad(c[i])) return i;
+    }
+    return -1;
+}
+
+/* The escape of one character _LIT_BAD matches (nquads._lit_escape): a short escape, U+FFFD for a surrogate, else
+ * \uXXXX; written at ``out`` (if not NULL), its length returned. */
+static int escape_one(Py_UCS4 c, Py_UCS4 *out) {
+    static const char hex[] = "0123456789ABCDEF";
+    char short_form = c == '"' ? '"' : c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't'
+                    : c == '\b' ? 'b' : c == '\f' ? 'f' : 0;
+    if (short_form) {
+        if (out) out[0] = '\\', out[1] = (Py_UCS4)short_form;
+        return 2;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+        if (out) out[0] = 0xfffd;
+        return 1;
+    }
+    if (out) {
+        out[0] = '\\', out[1] = 'u';
+        for (int i = 0; i < 4; i++) out[2 + i] = (Py_UCS4)hex[(c >> (12 - 4 * i)) & 0xf];
+    }
+    return 6;
+}
+
+/* A literal's value escaped as nquads.literal escapes it (a new reference), ``first`` being its first character to
+ * escape: the triples whose literal holds a line break or a quote no longer go to the Python serializer (a
+ * regular expression with a Python callback per match, the bulk of the slow path's cost on real pages). */
+static PyObject *escaped(PyObject *value, Py_ssize_t first) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(value), len = first;
+    int kind = PyUnicode_KIND(value);
     const void *data = PyUnicode_DATA(value);
+    for (Py_ssize_t i = first; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        len += lit_bad(c) ? escape_one(c, NULL) : 1;
+    }
+    Py_UCS4 *buf = PyMem_Malloc((size_t)(len ? len : 1) * sizeof(Py_UCS4));
+    if (buf == NULL) return PyErr_NoMemory();
+    Py_ssize_t at = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c < 0x20 || c == '"' || c == '\\' || (c >= 0x7f && c <= 0x9f)) return 0;
-        if (c >= 0x2028 && (c == 0x2028 || c == 0x2029 || (c >= 0xd800 && c <= 0xdfff))) return 0;
+        if (i >= first && lit_bad(c))
+            at += escape_one(c, buf + at);
+        else
+            buf[at++] = c;
     }
-    return 1;
+    PyObject *out = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, len);  /* (narrowed to its kind) */
+    PyMem_Free(buf);
+    return out;
 }
 
 static PyObject *s_quote, *s_at, *s_caret, *s_space, *s_end;  /* '"', '"@', '"^^', ' ', ' .\n' */
@@ -97,15 +164,15 @@ static PyObject *join(PyObject *const *parts, int n) {
     return out;
 }
 
-/* The serialized literal's parts (borrowed: the literal's own strings and the constants above) in ``parts``,
- * and how many (2 or 4: '"', value, then '"' alone or '"@' tag / '"^^' datatype); 0 with no error set where
- * Python must decide, -1 with an error. */
-static int literal(PyObject *o, PyObject **parts) {
+/* The serialized literal's parts in ``parts`` (borrowed: the literal's own strings and the constants above, but
+ * for an escaped value, a new reference left in ``*owned`` for the caller to release), and how many (3 or 4: '"',
+ * value, then '"' alone or '"@' tag / '"^^' datatype); 0 with no error set where Python must decide, -1 with an
+ * error. */
+static int literal(PyObject *o, PyObject **parts, PyObject **owned) {
     if (PyTuple_GET_SIZE(o) != 3) return 0;
     PyObject *value = PyTuple_GET_ITEM(o, 0), *lang = PyTuple_GET_ITEM(o, 1), *datatype = PyTuple_GET_ITEM(o, 2);
-    if (!PyUnicode_CheckExact(value) || !plain_text(value)) return 0;
-    parts[0] = s_quote;
-    parts[1] = value;
+    if (!PyUnicode_CheckExact(value)) return 0;
+    int k = 0;
     if (lang != Py_None) {
         if (!PyUnicode_Check(lang)) return 0;
         if (PyUnicode_GET_LENGTH(lang) > 0) {
@@ -116,12 +183,12 @@ static int literal(PyObject *o, PyObject **parts) {
                 if (PyUnicode_GET_LENGTH(tag) > 0) {
                     parts[2] = s_at;
                     parts[3] = tag;
-                    return 4;
+                    k = 4;
                 }
             }
         }
     }
-    if (datatype != Py_None) {
+    if (!k && datatype != Py_None) {
         if (!PyUnicode_Check(datatype)) return 0;
         if (PyUnicode_GET_LENGTH(datatype) > 0) {
             int same = PyUnicode_Compare(datatype, xsd_string);
@@ -132,12 +199,24 @@ static int literal(PyObject *o, PyObject **parts) {
                 if (!PyUnicode_Check(dt)) return 0;  /* not an IRI: Python */
                 parts[2] = s_caret;
                 parts[3] = dt;
-                return 4;
+                k = 4;
             }
         }
     }
-    parts[2] = s_quote;
-    return 3;
+    if (!k) {
+        parts[2] = s_quote;
+        k = 3;
+    }
+    parts[0] = s_quote;
+    Py_ssize_t bad = first_bad(value);
+    if (bad < 0) {
+        parts[1] = value;
+    } else {
+        *owned = escaped(value, bad);
+        if (*owned == NULL) return -1;
+        parts[1] = *owned;
+    }
+    return k;
 }
 
 /* Whether a blank node label is all [A-Za-z0-9] (what the serializer's _BNODE_BAD would leave as it is). */
@@ -191,10 +270,17 @@ static PyObject *make_line(PyObject *cache, PyObject *graph, PyObject *prefix, P
     PyObject *parts[10] = {st, s_space, pt, s_space};
     int n = 4;
     if ((PyObject *)Py_TYPE(o) == literal_type) {
-        int k = literal(o, parts + 4);
+        PyObject *owned = NULL;
+        int k = literal(o, parts + 4, &owned);
         if (k < 0) return NULL;
         if (k == 0) Py_RETURN_NONE;
         n += k;
+        parts[n++] = s_space;
+        parts[n++] = graph;
+        parts[n++] = s_end;
+        PyObject *out = join(parts, n);
+        Py_XDECREF(owned);
+        return out;
     } else {
         PyObject *ot = term(cache, o, prefix);
         if (ot == NULL) {
@@ -273,10 +359,9 @@ static PyObject *collect(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (ln == Py_None) Py_SETREF(ln, PyObject_CallFunctionObjArgs(slow, s, p, o, NULL));
         if (ln == NULL) goto fail;
         if (ln != Py_None) {
-            int dup = PyDict_Contains(seen, ln);
-            if (dup < 0) goto fail;
-            if (!dup) {
-                if (PyDict_SetItem(seen, ln, Py_None) < 0) goto fail;
+            Py_ssize_t before = PyDict_GET_SIZE(seen);  /* (one lookup: setdefault, new if the dict grew) */
+            if (PyDict_SetDefault(seen, ln, Py_None) == NULL) goto fail;
+            if (PyDict_GET_SIZE(seen) > before) {
                 int typed = PyObject_RichCompareBool(p, rdf_type, Py_EQ);
                 if (typed < 0) goto fail;
                 PyObject *set = set_of(typed ? types : preds, s);
@@ -318,6 +403,107 @@ fail:
     return NULL;
 }
 
+/* d[key] += 1, from 0 where absent. */
+static int count_one(PyObject *d, PyObject *key) {
+    PyObject *was = PyDict_GetItemWithError(d, key);  /* borrowed */
+    if (was == NULL && PyErr_Occurred()) return -1;
+    long n = 0;
+    if (was != NULL && (n = PyLong_AsLong(was)) == -1 && PyErr_Occurred()) return -1;
+    PyObject *now = PyLong_FromLong(n + 1);
+    if (now == NULL) return -1;
+    int bad = PyDict_SetItem(d, key, now);
+    Py_DECREF(now);
+    return bad;
+}
+
+/* {canonical(p) for p in predicates}, built in the set's own order (a new reference). */
+static PyObject *canonical_set(PyObject *predicates, PyObject *canon) {
+    PyObject *out = PySet_New(NULL), *it = out ? PyObject_GetIter(predicates) : NULL, *p;
+    if (it == NULL) {
+        Py_XDECREF(out);
+        return NULL;
+    }
+    while ((p = PyIter_Next(it)) != NULL) {
+        PyObject *c = PyObject_CallOneArg(canon, p);
+        Py_DECREF(p);
+        if (c == NULL || PySet_Add(out, c) < 0) {
+            Py_XDECREF(c);
+            goto fail;
+        }
+        Py_DECREF(c);
+    }
+    if (PyErr_Occurred()) goto fail;
+    Py_DECREF(it);
+    return out;
+fail:
+    Py_DECREF(it);
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* props[(c, p)] += 1 for each p of the set ``ps``, in its order. */
+static int count_pairs(PyObject *c, PyObject *ps, PyObject *props) {
+    PyObject *it = PyObject_GetIter(ps), *p;
+    if (it == NULL) return -1;
+    while ((p = PyIter_Next(it)) != NULL) {
+        PyObject *key = PyTuple_Pack(2, c, p);
+        Py_DECREF(p);
+        int bad = key == NULL || count_one(props, key) < 0;
+        Py_XDECREF(key);
+        if (bad) {
+            Py_DECREF(it);
+            return -1;
+        }
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* One typed subject's classes ``cs`` counted in ``classes``, and with its canonical predicates ``ps`` (or NULL) as
+ * (class, property) pairs in ``props``. */
+static int tally_subject(PyObject *cs, PyObject *ps, PyObject *classes, PyObject *props) {
+    PyObject *it = PyObject_GetIter(cs), *c;
+    if (it == NULL) return -1;
+    while ((c = PyIter_Next(it)) != NULL) {
+        int bad = 0;
+        if (c != Py_None) {
+            bad = count_one(classes, c) < 0 || (ps != NULL && count_pairs(c, ps, props) < 0);
+        }
+        Py_DECREF(c);
+        if (bad) {
+            Py_DECREF(it);
+            return -1;
+        }
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *tally(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyDict_Check(args[0]) || !PyDict_Check(args[1]) || !PyDict_Check(args[3]) ||
+        !PyDict_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "tally(types, preds, canonical, classes, props)");
+        return NULL;
+    }
+    PyObject *types = args[0], *preds = args[1], *canon = args[2], *s, *cs;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(types, &pos, &s, &cs)) {
+        Py_INCREF(s);
+        Py_INCREF(cs);
+        PyObject *ps = PyDict_GetItemWithError(preds, s);  /* borrowed */
+        int bad = ps == NULL && PyErr_Occurred();
+        Py_ssize_t n = bad || ps == NULL ? 0 : PyObject_Length(ps);
+        bad = bad || n < 0;
+        ps = bad || n == 0 ? NULL : canonical_set(ps, canon);
+        bad = bad || (n > 0 && ps == NULL) || tally_subject(cs, ps, args[3], args[4]) < 0;
+        Py_XDECREF(ps);
+        Py_DECREF(s);
+        Py_DECREF(cs);
+        if (bad) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "setup(IRI, BNode, Literal, LANG_TAGS, IRI_CACHE, NOISE_NAMESPACES, XSD_STRING)"},
     {"line", (PyCFunction)(void (*)(void))line, METH_FASTCALL,
@@ -325,6 +511,8 @@ static PyMethodDef methods[] = {
     {"collect", (PyCFunction)(void (*)(void))collect, METH_FASTCALL,
      "collect(triples, cache, graph, prefix, keep_all, slow_line, rdf_type, canonical) -> (lines, types, preds): "
      "run_extractor's loop over one extractor's triples."},
+    {"tally", (PyCFunction)(void (*)(void))tally, METH_FASTCALL,
+     "tally(types, preds, canonical, classes, props): pagequads.tally_py, the class and class/property counts."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_nquads", "N-Quads lines of cached terms, in C.", -1,
@@ -337,5 +525,6 @@ PyMODINIT_FUNC PyInit__nquads(void) {
     s_space = PyUnicode_InternFromString(" ");
     s_end = PyUnicode_InternFromString(" .\n");
     if (!s_quote || !s_at || !s_caret || !s_space || !s_end) return NULL;
+    for (int c = 0; c < 256; c++) lit_bad_low[c] = c < 0x20 || c == '"' || c == '\\' || (c >= 0x7f && c <= 0x9f);
     return PyModule_Create(&module);
 }

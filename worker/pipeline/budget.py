@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import signal
 import threading
-from contextlib import contextmanager
-from typing import Iterator
+from typing import Any
+
+try:  # the raw handler: signal.getsignal's wrapper tries each handler as an enum value (an exception per page)
+    from _signal import getsignal as _getsignal
+except ImportError:  # (not CPython)
+    _getsignal = signal.getsignal
 
 _HAVE_TIMER = hasattr(signal, "setitimer") and hasattr(signal, "ITIMER_PROF")
 _armed = False
@@ -31,21 +35,42 @@ def _on_timer(signum, frame) -> None:
         raise PageOverBudget()
 
 
-@contextmanager
-def page_budget(seconds: float | None) -> Iterator[None]:
-    """Run the block under a CPU-time budget of ``seconds`` (None or 0: no budget)."""
+def arm(seconds: float | None) -> bool:
+    """Start a CPU-time budget of ``seconds`` (None or 0: none); whether one was started, for :func:`disarm`.
+
+    Two plain calls rather than a context manager, for the per-page path (see pagequads.extract_page): a
+    generator-based ``with`` cost more than the two setitimer calls it wraps."""
     global _armed
     if not seconds or not _HAVE_TIMER or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if signal.getsignal(signal.SIGPROF) is not _on_timer:
+        return False
+    if _getsignal(signal.SIGPROF) is not _on_timer:
         # Installed once per process and left there: disarmed, it ignores a stray SIGPROF (whose default
         # action would end the process); only the timer is set and cleared per page.
         signal.signal(signal.SIGPROF, _on_timer)
     _armed = True
     signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        _armed = False
-        signal.setitimer(signal.ITIMER_PROF, 0)
+    return True
+
+
+def disarm() -> None:
+    """End the budget :func:`arm` started."""
+    global _armed
+    _armed = False
+    signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+class page_budget:  # noqa: N801 (used as a function: ``with page_budget(seconds):``)
+    """Run the block under a CPU-time budget of ``seconds`` (None or 0: no budget)."""
+
+    __slots__ = ("seconds", "armed")
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.armed = False
+
+    def __enter__(self) -> None:
+        self.armed = arm(self.seconds)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.armed:
+            disarm()

@@ -16,7 +16,7 @@ from ..native import NQUADS
 from ..rdf.nquads import Serializer, bnode_prefix, iri
 from ..rdf.schemaorg import canonical
 from ..rdf.terms import IRI, RDF_TYPE
-from .budget import PageOverBudget, page_budget
+from .budget import PageOverBudget, arm, disarm
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -209,28 +209,54 @@ _collect = NQUADS.module.collect if NQUADS.active else collect_py
 
 
 def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bool) -> FormatResult:
-    res = FormatResult()
+    """One extractor on one page: its lines, what they dropped, and its class and class/property counts."""
     ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.bnode_scope or ex.id), keep_all_predicates)
     try:
         lines, types, preds = _collect(ex.extract(page), ser.cache, ser.graph, ser.prefix, keep_all_predicates,
-                                       ser.line, RDF_TYPE, canonical)
+                                       ser.line, RDF_TYPE, _canonical)
     except Exception as exc:  # an extractor bug or a pathological page costs this page, this format
-        res.error = type(exc).__name__
-        return res
-    res.lines = lines
-    res.dropped = ser.dropped
-    res.typed_entities = len(types)
-    res.types = types
-    props = res.properties
-    for s, classes in types.items():
-        ps = {canonical(p) for p in preds.get(s, ())}
-        for c in classes:
+        return FormatResult(error=type(exc).__name__)
+    classes: dict[str, int] = {}
+    props: dict[tuple[str, str], int] = {}
+    _tally(types, preds, _canonical, classes, props)
+    return FormatResult(lines, len(types), classes, props, ser.dropped, types)
+
+
+def tally_py(types: dict, preds: dict, canonical_of, classes: dict, props: dict) -> None:
+    """Count each typed subject under each of its IRI classes in ``classes``, and under each (class, property) pair
+    in ``props``, its predicates spelt by ``canonical_of``. ``_nquads.tally`` is this loop in C (a hundred typed
+    subjects on some pages); this is its definition and the fallback. The counts are made in the order of this
+    loop, so the dicts' order is the same either way."""
+    for s, cs in types.items():
+        ps = preds.get(s)
+        ps = {canonical_of(p) for p in ps} if ps else ()
+        for c in cs:
             if c is not None:
-                res.classes[c] = res.classes.get(c, 0) + 1
+                classes[c] = classes.get(c, 0) + 1
                 for p in ps:
                     key = (c, p)
                     props[key] = props.get(key, 0) + 1
-    return res
+
+
+_tally = getattr(NQUADS.module, "tally", tally_py) if NQUADS.active else tally_py
+
+
+class _Canonicals(dict):
+    """canonical() memoized for the process: the same few hundred class and property IRIs recur on every page, and
+    the call (a Python function, two string tests) was made once per typed subject per predicate. Its lookups are
+    the dict's own ``__getitem__`` (C), a miss computes; emptied when it passes CANONICAL_MAX entries."""
+
+    __slots__ = ()
+
+    def __missing__(self, iri: str) -> str:
+        if len(self) >= CANONICAL_MAX:
+            self.clear()
+        out = self[iri] = canonical(iri)
+        return out
+
+
+CANONICAL_MAX = 50_000
+_canonical = _Canonicals().__getitem__
 
 
 def extract_page(page: Page, extractors: list[Extractor], keep_all_predicates: bool = False,
@@ -246,8 +272,12 @@ def extract_page(page: Page, extractors: list[Extractor], keep_all_predicates: b
     if fired is None:
         fired = prefilter(page, extractors, max_elements)
     try:
-        with page_budget(seconds):
+        armed = arm(seconds)  # (the with-statement's try/finally, unrolled: a context manager costs more)
+        try:
             return {ex.id: run_extractor(page, ex, graph, keep_all_predicates) for ex in fired}
+        finally:
+            if armed:
+                disarm()
     except PageOverBudget:
         page.events[OVER_TIME] += 1
         return {}
