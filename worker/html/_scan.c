@@ -66,19 +66,29 @@
 
 #define MAX_TOKENS 62
 
+/* A set of tokens looked for in class or rel values, with three filters filled once per scan so that a token of
+   the value is mostly passed over after three table look-ups: by_len[l], the tokens l bytes long; first[c & 31]
+   and last[c & 31], the tokens whose first (last) byte lower-cased is c, keyed by the low five bits, which an
+   ASCII letter shares with its upper case (a collision only lets a candidate through to the full compare). */
 typedef struct {
-    const unsigned char *base;
+    Py_ssize_t n;
+    const char *tok[MAX_TOKENS];
+    Py_ssize_t len[MAX_TOKENS];
+    unsigned long long by_len[64], first[32], last[32];
+} Tokens;
+
+typedef struct {
+    const unsigned char *base, *end;  /* the whole page */
+    /* The first '<' at or after lt_from is lt_at (NULL: none before the page's end). Both the attribute values
+       (does this one hold a '<'?) and the main loop (where is the next tag?) ask for the next '<': one memchr
+       from a value's start mostly answers every later value of the tag and the next tag's start as well. */
+    const unsigned char *lt_from, *lt_at;
     long flags;
     unsigned long long class_mask;
     Py_ssize_t rdfa_last, dom_last, head_end, base_at, cut_last, root_last, body_last;
     Py_ssize_t c_property, c_typeof, c_rel, c_rev, tags;
     PyObject *odd;
-    Py_ssize_t n_class, n_rel;
-    const char *class_tok[MAX_TOKENS];
-    Py_ssize_t class_len[MAX_TOKENS];
-    const char *rel_tok[MAX_TOKENS];
-    Py_ssize_t rel_len[MAX_TOKENS];
-    unsigned long long class_lens, rel_lens;  /* bit l: some token is l bytes long (set once per scan) */
+    Tokens cls, rel;
     int depth;
 } State;
 
@@ -95,62 +105,169 @@ static inline int is_namechar(unsigned char c) {
 }
 
 /* The same tests as tables (filled at import): the inner loops run over every byte of every tag. */
-enum { T_SEP = 1, T_NAMESTOP = 2, T_BOUND = 4, T_NAME = 8, T_VALSTOP = 16 };
-static unsigned char T[256];
+enum {
+    T_SEP = 1,        /* between attributes: is_sp, '/', >= 0x80 */
+    T_NAMESTOP = 2,   /* ends an attribute name */
+    T_BOUND = 4,      /* bounds a class/rel token */
+    T_NAME = 8,       /* continues a tag name */
+    T_VALSTOP = 16,   /* ends an unquoted value */
+    T_JUNK = 32,      /* a T_SEP byte that HTML5 reads as (part of) a name: neither white space nor '/' */
+    T_WS = 64,        /* is_ws */
+    T_TOKSTOP = 128,  /* ends a token's bytes: T_BOUND or '&' (a character reference: the value is odd) */
+    T_H5STOP = 256,   /* ends a tag name as HTML5 reads it: is_ws, '/', '>' */
+    T_H5ODD = 512,    /* after the name's letters, makes the two readings of a tag differ */
+};
+static unsigned short T[256];
 
 static void fill_tables(void) {
     for (int i = 0; i < 256; i++) {
-        unsigned char c = (unsigned char)i, t = 0;
+        unsigned char c = (unsigned char)i;
+        unsigned short t = 0;
         if (is_sp(c) || c == '/' || c >= 0x80) t |= T_SEP;
         if (is_sp(c) || c == '/' || c == '>' || c == '=' || c == '<' || c >= 0x80) t |= T_NAMESTOP;
         if (is_bound(c)) t |= T_BOUND;
         if (is_namechar(c)) t |= T_NAME;
         if (is_ws(c) || c == '>') t |= T_VALSTOP;
+        if ((t & T_SEP) && !is_ws(c) && c != '/') t |= T_JUNK;
+        if (is_ws(c)) t |= T_WS;
+        if (is_bound(c) || c == '&') t |= T_TOKSTOP;
+        if (is_ws(c) || c == '/' || c == '>') t |= T_H5STOP;
+        if (c == '=' || c == '<' || c == '"' || c == '\'' || c < 0x20 || c >= 0x80) t |= T_H5ODD;
         T[i] = t;
     }
 }
 static inline unsigned char lc(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
-static int eq_ci(const unsigned char *s, Py_ssize_t n, const char *lit) {
-    Py_ssize_t m = (Py_ssize_t)strlen(lit);
+/* Whether a tag or attribute name equals a lower-case literal of letters and '-' (its length m known at compile
+   time: NAME_IS), ASCII-case-insensitively. Compared a word at a time with every byte OR 0x20, which maps a
+   letter to its lower case and is exact here: a name holds no byte <= 0x20 (they end it), and among bytes
+   0x21-0x7f only an upper-case letter becomes a lower-case one, and none becomes '-'. (Overlapping loads of
+   the name's own bytes: nothing is read beyond it.) */
+static inline uint64_t load_bytes(const void *s, int k) {  /* k: 2, 4 or 8, a constant */
+    if (k == 8) { uint64_t w; memcpy(&w, s, 8); return w; }
+    if (k == 4) { uint32_t w; memcpy(&w, s, 4); return w; }
+    uint16_t w; memcpy(&w, s, 2); return w;
+}
+static inline int name_is(const unsigned char *s, Py_ssize_t n, const char *lit, Py_ssize_t m) {
     if (n != m) return 0;
-    for (Py_ssize_t i = 0; i < n; i++) if (lc(s[i]) != (unsigned char)lit[i]) return 0;
-    return 1;
+    int k = m >= 8 ? 8 : m >= 4 ? 4 : 2;  /* m <= 16: two loads of k bytes cover it */
+    uint64_t lower = 0x2020202020202020ULL >> (64 - 8 * k);
+    return !(((load_bytes(s, k) | lower) ^ load_bytes(lit, k))
+             | ((load_bytes(s + m - k, k) | lower) ^ load_bytes(lit + m - k, k)));
+}
+#define NAME_IS(s, n, lit) name_is((s), (n), lit, (Py_ssize_t)sizeof(lit) - 1)
+
+/* Case-insensitive substring search for a few fixed lower-case literals (Horspool): the byte under the pattern's
+   last position says how far it may move, mostly the pattern's whole length, so a class value is looked at about
+   one byte in seven for "include" (a byte-by-byte search cost about 12 instructions a byte). */
+typedef struct {
+    const char *lit;
+    Py_ssize_t m;
+    unsigned char shift[256];
+} Needle;
+
+enum { N_INCLUDE, N_LICENSE, N_DESCRIBEDBY, N_ROLE, N_LDJSON, N_CONTENT_LANGUAGE, N_COUNT };
+static Needle NEEDLES[N_COUNT] = {
+    {"include", 7, {0}}, {"license", 7, {0}}, {"describedby", 11, {0}}, {"role", 4, {0}},
+    {"ld+json", 7, {0}}, {"content-language", 16, {0}},
+};
+
+static void fill_needles(void) {
+    for (int k = 0; k < N_COUNT; k++) {
+        Needle *nd = &NEEDLES[k];
+        memset(nd->shift, (int)nd->m, 256);
+        for (Py_ssize_t j = 0; j + 1 < nd->m; j++) {
+            unsigned char c = (unsigned char)nd->lit[j];
+            nd->shift[c] = (unsigned char)(nd->m - 1 - j);
+            if (c >= 'a' && c <= 'z') nd->shift[c - 32] = (unsigned char)(nd->m - 1 - j);
+        }
+    }
 }
 
-static int contains_ci(const unsigned char *s, Py_ssize_t n, const char *lit) {
-    Py_ssize_t m = (Py_ssize_t)strlen(lit);
-    for (Py_ssize_t i = 0; i + m <= n; i++) {
-        if (lc(s[i]) != (unsigned char)lit[0]) continue;
-        Py_ssize_t k = 1;
-        while (k < m && lc(s[i + k]) == (unsigned char)lit[k]) k++;
-        if (k == m) return 1;
+static int contains_ci(const unsigned char *s, Py_ssize_t n, int which) {
+    const Needle *nd = &NEEDLES[which];
+    Py_ssize_t m = nd->m;
+    const unsigned char *lit = (const unsigned char *)nd->lit;
+    for (Py_ssize_t i = 0; i + m <= n; i += nd->shift[s[i + m - 1]]) {
+        if (lc(s[i + m - 1]) != lit[m - 1]) continue;
+        Py_ssize_t k = 0;
+        while (k < m - 1 && lc(s[i + k]) == lit[k]) k++;
+        if (k == m - 1) return 1;
     }
     return 0;
 }
 
-static unsigned long long length_mask(const Py_ssize_t *len, Py_ssize_t ntok) {
-    unsigned long long lenmask = 0;
-    for (Py_ssize_t t = 0; t < ntok; t++) if (len[t] < 64) lenmask |= 1ULL << len[t];
-    return lenmask;
+static void fill_filters(Tokens *ts) {
+    memset(ts->by_len, 0, sizeof ts->by_len);
+    memset(ts->first, 0, sizeof ts->first);
+    memset(ts->last, 0, sizeof ts->last);
+    for (Py_ssize_t t = 0; t < ts->n; t++) {
+        const unsigned char *s = (const unsigned char *)ts->tok[t];
+        ts->by_len[ts->len[t]] |= 1ULL << t;
+        ts->first[s[0] & 31] |= 1ULL << t;
+        ts->last[s[ts->len[t] - 1] & 31] |= 1ULL << t;
+    }
 }
 
-/* Bit mask of the tokens (lower-case ASCII) that occur as whole tokens of the value (``lenmask``: their
-   lengths, from length_mask, so that most tokens of the value are passed over at a glance). */
-static unsigned long long match_tokens(const unsigned char *v, Py_ssize_t n, const char **tok, const Py_ssize_t *len,
-                                       Py_ssize_t ntok, unsigned long long lenmask) {
+/* Where a token that starts before end ends: at the first T_TOKSTOP byte from p, or end. Eight bytes at a time
+   where the page has them (limit: its end; a class value is mostly followed by more of it): a class token is
+   about ten bytes long, and a byte at a time cost some seven instructions a byte. stop_bytes marks, exactly,
+   each byte <= 0x20, >= 0x80 or '&', a superset of T_TOKSTOP (bytes 0-8 and 14-27 are a token's), so each mark
+   is confirmed in the table. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR 1
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+static inline uint64_t stop_bytes(uint64_t w) {
+    uint64_t low = w & ~HIGHS;
+    uint64_t below21 = ~((low + (0x80 - 0x21) * ONES) | w) & HIGHS;  /* (low + 0x5f: no carry between bytes) */
+    uint64_t y = w ^ ('&' * ONES);
+    uint64_t amp = ~(((y & ~HIGHS) + ~HIGHS) | y) & HIGHS;  /* the bytes of y that are 0 */
+    return below21 | amp | (w & HIGHS);
+}
+#endif
+
+static inline const unsigned char *token_end(const unsigned char *p, const unsigned char *end,
+                                             const unsigned char *limit) {
+#ifdef SWAR
+    while (p < end && limit - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        for (uint64_t m = stop_bytes(w); m; m &= m - 1) {
+            const unsigned char *q = p + (__builtin_ctzll(m) >> 3);
+            if (q >= end) return end;
+            if (T[*q] & T_TOKSTOP) return q;
+        }
+        p += 8;
+    }
+#else
+    (void)limit;
+#endif
+    while (p < end && !(T[*p] & T_TOKSTOP)) p++;
+    return p < end ? p : end;
+}
+
+/* Bit mask of the tokens (lower-case ASCII) that occur as whole tokens of the value v (n bytes, followed by the
+   page up to limit); ~0 (all bits: no token set has 64) where the value holds '&' (a character reference: its
+   tokens are decided on the unescaped text, in Python). */
+static unsigned long long match_tokens(const unsigned char *v, Py_ssize_t n, const Tokens *ts,
+                                       const unsigned char *limit) {
     unsigned long long mask = 0;
-    Py_ssize_t i = 0;
-    while (i < n) {
-        while (i < n && (T[v[i]] & T_BOUND)) i++;
-        Py_ssize_t start = i;
-        while (i < n && !(T[v[i]] & T_BOUND)) i++;
-        Py_ssize_t tl = i - start;
-        if (!tl || tl > 63 || !(lenmask >> tl & 1)) continue;
-        for (Py_ssize_t t = 0; t < ntok; t++) {
-            if (len[t] != tl) continue;
+    const unsigned char *p = v, *end = v + n;
+    while (p < end) {
+        while (p < end && (T[*p] & T_BOUND)) p++;
+        if (p >= end) break;
+        const unsigned char *start = p;
+        p = token_end(p, end, limit);
+        if (p < end && *p == '&') return ~0ULL;
+        Py_ssize_t tl = p - start;  /* >= 1: start is no bound, and an '&' there returned */
+        if (tl > 63) continue;
+        unsigned long long c = ts->by_len[tl] & ts->first[start[0] & 31] & ts->last[p[-1] & 31];
+        for (int t = 0; c; t++, c >>= 1) {
+            if (!(c & 1)) continue;
+            const char *tok = ts->tok[t];
             Py_ssize_t k = 0;
-            while (k < tl && lc(v[start + k]) == (unsigned char)tok[t][k]) k++;
+            while (k < tl && lc(start[k]) == (unsigned char)tok[k]) k++;
             if (k == tl) mask |= 1ULL << t;
         }
     }
@@ -166,16 +283,24 @@ static int add_odd(State *st, Py_ssize_t at, const char *attr, const unsigned ch
     return r;
 }
 
+/* The first '<' at or after from (from <= the page's end), or NULL: see State.lt_from. */
+static inline const unsigned char *next_lt(State *st, const unsigned char *from) {
+    if (from >= st->lt_from && (st->lt_at == NULL || from <= st->lt_at)) return st->lt_at;
+    st->lt_from = from;
+    st->lt_at = memchr(from, '<', st->end - from);
+    return st->lt_at;
+}
+
 static int scan_range(State *st, const unsigned char *p, const unsigned char *end);
 
-/* One attribute of a start tag. */
+/* One attribute of a start tag (its name 3 to 16 bytes long). */
 static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssize_t taglen,
                      const unsigned char *name, Py_ssize_t nlen, int has_eq, const unsigned char *v, Py_ssize_t vn) {
     switch (nlen) {
     case 3:
-        if (eq_ci(name, 3, "rel") || eq_ci(name, 3, "rev")) {
-            if (memchr(v, ':', vn) || memchr(v, '&', vn) || contains_ci(v, vn, "license")
-                    || contains_ci(v, vn, "describedby") || contains_ci(v, vn, "role")) {
+        if (NAME_IS(name, 3, "rel") || NAME_IS(name, 3, "rev")) {
+            if (memchr(v, ':', vn) || memchr(v, '&', vn) || contains_ci(v, vn, N_LICENSE)
+                    || contains_ci(v, vn, N_DESCRIBEDBY) || contains_ci(v, vn, N_ROLE)) {
                 if (lc(name[2]) == 'l') st->c_rel++; else st->c_rev++;
                 goto rdfa;
             }
@@ -183,45 +308,45 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         }
         return 0;
     case 4:
-        if (eq_ci(name, 4, "type") && eq_ci(tag, taglen, "script")
-                && (contains_ci(v, vn, "ld+json") || memchr(v, '&', vn)))
+        if (NAME_IS(name, 4, "type") && NAME_IS(tag, taglen, "script")
+                && (contains_ci(v, vn, N_LDJSON) || memchr(v, '&', vn)))
             st->flags |= F_JSONLD;
         return 0;
     case 5:
-        if (eq_ci(name, 5, "class")) {
-            if (contains_ci(v, vn, "include")) st->flags |= F_REFS;
-            if (memchr(v, '&', vn)) return add_odd(st, at, "class", tag, taglen, v, vn);
-            unsigned long long m = match_tokens(v, vn, st->class_tok, st->class_len, st->n_class, st->class_lens);
+        if (NAME_IS(name, 5, "class")) {
+            if (contains_ci(v, vn, N_INCLUDE)) st->flags |= F_REFS;
+            unsigned long long m = match_tokens(v, vn, &st->cls, st->end);
+            if (m == ~0ULL) return add_odd(st, at, "class", tag, taglen, v, vn);
             if (m) { st->class_mask |= m; st->dom_last = at; }
-        } else if (has_eq && eq_ci(name, 5, "vocab")) {
+        } else if (has_eq && NAME_IS(name, 5, "vocab")) {
             st->flags |= F_VOCAB;
             goto rdfa;
         }
         return 0;
     case 6:
-        if (eq_ci(name, 6, "typeof")) {
+        if (NAME_IS(name, 6, "typeof")) {
             if (has_eq) { st->flags |= F_TYPEOF; st->c_typeof++; goto rdfa; }
             st->cut_last = at;
         }
         return 0;
     case 7:
-        if (eq_ci(name, 7, "itemref")) { st->flags |= F_REFS; st->cut_last = at; }
-        else if (eq_ci(name, 7, "headers")) st->flags |= F_REFS;
+        if (NAME_IS(name, 7, "itemref")) { st->flags |= F_REFS; st->cut_last = at; }
+        else if (NAME_IS(name, 7, "headers")) st->flags |= F_REFS;
         return 0;
     case 8:
-        if (has_eq && eq_ci(name, 8, "property")) { st->c_property++; goto rdfa; }
-        if (eq_ci(name, 8, "itemprop")) st->cut_last = at;
+        if (has_eq && NAME_IS(name, 8, "property")) { st->c_property++; goto rdfa; }
+        if (NAME_IS(name, 8, "itemprop")) st->cut_last = at;
         return 0;
     case 9:
-        if (eq_ci(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->cut_last = at; }
+        if (NAME_IS(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->cut_last = at; }
         return 0;
     case 10:  /* microdata's default language: the last <meta http-equiv=content-language> (a value holding
                  '&' counts too: a character reference could spell it) */
-        if (eq_ci(name, 10, "http-equiv") && (contains_ci(v, vn, "content-language") || memchr(v, '&', vn)))
+        if (NAME_IS(name, 10, "http-equiv") && (contains_ci(v, vn, N_CONTENT_LANGUAGE) || memchr(v, '&', vn)))
             st->cut_last = at;
         return 0;
     case 16:
-        if (eq_ci(name, 16, "itemprop-reverse")) { st->flags |= F_REVERSE; st->cut_last = at; }
+        if (NAME_IS(name, 16, "itemprop-reverse")) { st->flags |= F_REVERSE; st->cut_last = at; }
         return 0;
     default:
         return 0;
@@ -229,13 +354,16 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
 rdfa:
     st->flags |= F_RDFA;
     st->rdfa_last = at;
-    if (!(eq_ci(tag, taglen, "meta") || eq_ci(tag, taglen, "link")))
+    if (!(NAME_IS(tag, taglen, "meta") || NAME_IS(tag, taglen, "link")))
         st->flags |= F_RDFA_BODY;
     /* a <a rel> that is RDFa may be XFN too */
     if (!(nlen == 3 && taglen == 1 && lc(tag[0]) == 'a' && lc(name[2]) == 'l')) return 0;
 xfn:
-    if (memchr(v, '&', vn)) return add_odd(st, at, "rel", tag, taglen, v, vn);
-    if (match_tokens(v, vn, st->rel_tok, st->rel_len, st->n_rel, st->rel_lens)) { st->flags |= F_XFN; st->dom_last = at; }
+    {
+        unsigned long long m = match_tokens(v, vn, &st->rel, st->end);
+        if (m == ~0ULL) return add_odd(st, at, "rel", tag, taglen, v, vn);
+        if (m) { st->flags |= F_XFN; st->dom_last = at; }
+    }
     return 0;
 }
 
@@ -246,20 +374,20 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
                                       const unsigned char *p, const unsigned char *end, int *err) {
     const unsigned char *inner = NULL;  /* the first '<' among the attributes */
     while (p < end) {
-        int junk = 0;  /* a control byte or a byte >= 0x80 passed over: to HTML5, (part of) a name */
-        while (p < end && (T[*p] & T_SEP)) { if (!is_ws(*p) && *p != '/') junk = 1; p++; }
+        unsigned t, junk = 0;  /* T_JUNK: a control byte or a byte >= 0x80 passed over: to HTML5, (part of) a name */
+        while (p < end && ((t = T[*p]) & T_SEP)) { junk |= t; p++; }
         if (p >= end) break;
         if (*p == '>') { p++; break; }
         if (*p == '<' && !inner) inner = p;
         const unsigned char *name = p;
         Py_ssize_t nlen = 0;
         const unsigned char *q = p;
-        if (!(junk && *p == '=')) {  /* (else the '=' gives that name a value, as HTML5 reads it) */
+        if (!((junk & T_JUNK) && *p == '=')) {  /* (else the '=' gives that name a value, as HTML5 reads it) */
             p++;  /* the first character belongs to the name, even '=' */
             while (p < end && !(T[*p] & T_NAMESTOP)) p++;
             nlen = p - name;
             q = p;  /* (HTML5 white space only: a control byte starts a name or a value) */
-            while (q < end && is_ws(*q)) q++;
+            while (q < end && (T[*q] & T_WS)) q++;
         }
         const unsigned char *v = p;
         Py_ssize_t vn = 0;
@@ -267,16 +395,17 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
         if (q < end && *q == '=') {
             has_eq = 1;
             q++;
-            while (q < end && is_ws(*q)) q++;
+            while (q < end && (T[*q] & T_WS)) q++;
             if (q < end && (*q == '"' || *q == '\'')) {
                 const unsigned char *close = memchr(q + 1, *q, end - q - 1);
                 v = q + 1;
                 if (close) {
                     vn = close - v;
                     p = close + 1;
-                    if (vn && memchr(v, '<', vn) && st->depth < 4) {
+                    const unsigned char *lt;
+                    if (vn && st->depth < 4 && (lt = next_lt(st, v)) && lt < close) {
                         st->depth++;
-                        int r = scan_range(st, v, close);
+                        int r = scan_range(st, lt, close);  /* (from the value's first '<': the same) */
                         st->depth--;
                         if (r) { *err = 1; return end; }
                     }
@@ -308,43 +437,45 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
 
 static int scan_range(State *st, const unsigned char *p, const unsigned char *end) {
     while (p < end) {
-        const unsigned char *lt = memchr(p, '<', end - p);
-        if (!lt) break;
+        const unsigned char *lt = next_lt(st, p);
+        if (!lt || lt >= end) break;
         p = lt + 1;
         if (p >= end) break;
         Py_ssize_t at = lt - st->base;
-        if (*p == '/') {
-            const unsigned char *name = p + 1;
-            const unsigned char *q = name;
-            while (q < end && (T[*q] & T_NAME)) q++;
-            if (st->head_end < 0 && eq_ci(name, q - name, "head")) st->head_end = at;
+        if (*p == '/') {  /* an end tag: only "</head" (a name of exactly those letters) matters, until found */
+            if (st->head_end < 0 && end - p >= 5 && (p[1] | 0x20) == 'h' && (p[2] | 0x20) == 'e'
+                    && (p[3] | 0x20) == 'a' && (p[4] | 0x20) == 'd' && (end - p == 5 || !(T[p[5]] & T_NAME)))
+                st->head_end = at;
             continue;
         }
         if (!is_alpha(*p)) continue;
-        if (st->base_at < 0 && end - p >= 4 && lc(p[0]) == 'b' && lc(p[1]) == 'a' && lc(p[2]) == 's' && lc(p[3]) == 'e')
-            st->base_at = at;
         const unsigned char *tag = p;
         while (p < end && (T[*p] & T_NAME)) p++;
         Py_ssize_t taglen = p - tag;
         st->tags++;
-        if (taglen == 4 && eq_ci(tag, 4, "body")) {
-            if (st->head_end < 0) st->head_end = at;
-            st->body_last = at;
+        if (taglen >= 4) {  /* (letters only below: c | 0x20 is the lower case of exactly the two) */
+            unsigned char c0 = tag[0] | 0x20;
+            if (c0 == 'b') {
+                if (st->base_at < 0 && (tag[1] | 0x20) == 'a' && (tag[2] | 0x20) == 's' && (tag[3] | 0x20) == 'e')
+                    st->base_at = at;  /* "<base", whatever follows */
+                if (taglen == 4 && NAME_IS(tag, 4, "body")) {
+                    if (st->head_end < 0) st->head_end = at;
+                    st->body_last = at;
+                }
+            } else if ((c0 == 'h' && NAME_IS(tag, taglen, "html")) || (c0 == 'f' && NAME_IS(tag, taglen, "frameset")))
+                st->root_last = at;
         }
-        if ((taglen == 4 && eq_ci(tag, 4, "html")) || (taglen == 8 && eq_ci(tag, 8, "frameset"))) st->root_last = at;
         /* HTML5 (and libxml2 2.14) runs a tag name up to white space, '/' or '>': where the bytes after the
            name's letters could make the attributes read otherwise ("<p!x='": '=', '<', a quote, a control
            byte, a byte >= 0x80; or white space, then '='), they are read from both ends. (Other bytes, "<b;"
            in a script, are one attribute name to the first reading: the same.) */
         const unsigned char *html5 = p;
-        int odd = 0;
-        while (html5 < end && !is_ws(*html5) && *html5 != '/' && *html5 != '>') {
-            unsigned char c = *html5++;
-            if (c == '=' || c == '<' || c == '"' || c == '\'' || c < 0x20 || c >= 0x80) odd = 1;
-        }
+        unsigned odd = 0;
+        while (html5 < end && !(T[*html5] & T_H5STOP)) odd |= T[*html5++];
+        odd &= T_H5ODD;
         if (html5 != p && !odd) {  /* "<p! = property=…": white space, then '=', which HTML5 reads as a name */
             const unsigned char *e = html5;
-            while (e < end && is_ws(*e)) e++;
+            while (e < end && (T[*e] & T_WS)) e++;
             odd = e < end && *e == '=';
         }
         /* Where they could differ, HTML5's reading ends the tag (what the parser builds: the tags counted are
@@ -394,13 +525,15 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     memset(&st, 0, sizeof st);
     st.base = buf.buf;
     st.rdfa_last = st.dom_last = st.head_end = st.base_at = st.cut_last = st.root_last = st.body_last = -1;
-    if (tokens(class_seq, st.class_tok, st.class_len, &st.n_class) < 0
-            || tokens(rel_seq, st.rel_tok, st.rel_len, &st.n_rel) < 0) {
+    if (tokens(class_seq, st.cls.tok, st.cls.len, &st.cls.n) < 0
+            || tokens(rel_seq, st.rel.tok, st.rel.len, &st.rel.n) < 0) {
         PyBuffer_Release(&buf);
         return NULL;
     }
-    st.class_lens = length_mask(st.class_len, st.n_class);
-    st.rel_lens = length_mask(st.rel_len, st.n_rel);
+    fill_filters(&st.cls);
+    fill_filters(&st.rel);
+    st.end = st.base + buf.len;
+    st.lt_from = st.end;  /* (nothing cached yet: every other start asks memchr) */
     st.odd = PyList_New(0);
     if (!st.odd) { PyBuffer_Release(&buf); return NULL; }
     const unsigned char *p = buf.buf;
@@ -491,5 +624,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan", "The prefilt
 
 PyMODINIT_FUNC PyInit__scan(void) {
     fill_tables();
+    fill_needles();
     return PyModule_Create(&module);
 }
