@@ -266,3 +266,17 @@ def test_the_loader_loads_every_c_module_pyproject_builds():
 @pytest.mark.parametrize("room", WORKER_ROOMS)
 def test_each_worker_room_exists(room):
     assert any(_room(name) == room for name in MODULES), room
+
+
+def test_pyproject_installs_every_package():
+    """A folder with an ``__init__.py`` missing from pyproject's package list is left out of a wheel: an installed
+    quadfleet (the fleet's, bench_crawl's baseline build) then fails at its first import of it, while an editable
+    install, which the tests run, works. (worker/quality was missing.)"""
+    setup = PYPROJECT["tool"]["setuptools"]
+    found = set()
+    for name, folder in setup["package-dir"].items():
+        for init in (REPO / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(REPO / folder).parts
+            if "__pycache__" not in parts:
+                found.add(".".join((name, *parts)))
+    assert sorted(found - set(setup["packages"])) == []
