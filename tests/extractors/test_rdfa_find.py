@@ -94,8 +94,8 @@ def test_fast_path_then_walk_gives_the_walks_exact_triples(monkeypatch):
 
 
 def test_iri_shortcut_is_urljoin():
-    """:mod:`...rdfa.iris` answers plain absolute and scheme-relative http(s) IRIs without urljoin: the same
-    result as urljoin on random values around what it admits."""
+    """:mod:`...rdfa.iris` (through the project's remembered joins of absolute references) gives urljoin's result,
+    with RDFa's trailing empty ``#``/``?`` kept, on random values around absolute and scheme-relative IRIs."""
     from urllib.parse import urljoin
 
     from quadfleet.worker.extractors.rdfa import iris

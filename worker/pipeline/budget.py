@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
 
 try:  # the raw handler: signal.getsignal's wrapper tries each handler as an enum value (an exception per page)
     from _signal import getsignal as _getsignal
@@ -57,20 +56,3 @@ def disarm() -> None:
     global _armed
     _armed = False
     signal.setitimer(signal.ITIMER_PROF, 0)
-
-
-class page_budget:  # noqa: N801 (used as a function: ``with page_budget(seconds):``)
-    """Run the block under a CPU-time budget of ``seconds`` (None or 0: no budget)."""
-
-    __slots__ = ("seconds", "armed")
-
-    def __init__(self, seconds: float | None) -> None:
-        self.seconds = seconds
-        self.armed = False
-
-    def __enter__(self) -> None:
-        self.armed = arm(self.seconds)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.armed:
-            disarm()

@@ -12,9 +12,9 @@ collapsed: Any23 kept the markup's indentation ("little \n  creperies"), which i
 from __future__ import annotations
 
 import re
-from urllib.parse import urljoin
 
 from ...html import dom
+from ...html.urljoin import join
 from ...rdf.terms import IRI
 from .index import ROOT_CLASSES, MfIndex
 
@@ -35,7 +35,7 @@ def resolve(base: str, ref: str) -> IRI | None:
     if not ref:
         return None
     try:
-        return IRI(urljoin(base, ref))
+        return IRI(join(base, ref))
     except ValueError:
         return None
 
