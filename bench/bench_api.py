@@ -342,9 +342,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-spark", action="store_true", help="skip the --engine local / --engine spark section")
     p.add_argument("--spark-copies", type=int, default=SPARK_COPIES, metavar="N",
                    help=f"each WARC given N times, as N inputs, to the engines (default {SPARK_COPIES})")
-    p.add_argument("--library-malloc", action="store_true",
-                   help="load quadfleet as a library caller does (libxml2's malloc routed to mimalloc where it is "
-                        "installed), which speeds lxml and extruct in this process too; default: the system's")
     p.add_argument("--workdir", type=Path, default=None, metavar="DIR",
                    help="write the WARCs (and the engines' inputs) here; kept (default: a temporary folder)")
     p.add_argument("--smoke", action="store_true",
@@ -367,11 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"bench_api: corpus not found: {', '.join(missing)} missing (use --corpus DIR)")
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    if args.library_malloc:
-        from quadfleet.worker import native
-        malloc = native.in_use()["allocator"] + " (--library-malloc: as a library caller gets it)"
-    else:
-        malloc = system_malloc_in_process()
+    malloc = system_malloc_in_process()
     try:
         import extruct
     except ImportError as exc:

@@ -308,20 +308,11 @@ class CrawlBench:
 
 
 def system_malloc_in_process() -> str:
-    """Load quadfleet in this process without routing libxml2's malloc to mimalloc (which loading it does where
-    mimalloc is installed), and say which malloc runs here. Why: the lxml baseline parses in this same
-    process, so routing would speed the baseline too; in-process, both sides keep the system's malloc, as in
-    every earlier run of this bench. The whole processes run as installed (the variable is set only while
-    quadfleet loads)."""
-    saved = os.environ.get("QUADFLEET_NO_NATIVE")
-    os.environ["QUADFLEET_NO_NATIVE"] = ",".join(w for w in (saved, "malloc") if w)
-    try:
-        from quadfleet.worker import native
-    finally:
-        if saved is None:
-            del os.environ["QUADFLEET_NO_NATIVE"]
-        else:
-            os.environ["QUADFLEET_NO_NATIVE"] = saved
+    """Load quadfleet in this process and say which malloc runs here: the system's, as for the lxml baseline that
+    parses in this same process (loading quadfleet changes no allocator; before turbohtml it routed libxml2's
+    malloc to mimalloc, which bench runs of those commits turned off: crawlbaseline.py still does)."""
+    from quadfleet.worker import native
+
     return native.in_use()["allocator"]
 
 

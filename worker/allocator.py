@@ -1,26 +1,18 @@
-"""A faster malloc for the process, when the machine has one: mimalloc, else jemalloc, preloaded; or, where
-nothing was preloaded, libxml2's malloc routed to mimalloc inside the process.
+"""Which malloc the process runs: the system's, unless ``QUADFLEET_ALLOCATOR`` asks for another, preloaded.
 
-Why: libxml2 builds and frees every parsed page's tree with malloc, node by node, and glibc's allocator spends
-about a tenth of an extraction consolidating and splitting its free chunks. Preloaded, mimalloc makes
-``quadfleet extract`` 12-18% faster on the bench's archives, the same output byte for byte (N-Quads do not
-depend on addresses), for about 5 MiB more resident memory.
+Why the system's by default: a faster malloc (mimalloc, jemalloc) paid for itself while libxml2 built and freed
+every parsed page's tree node by node; turbohtml's tree (``html/dom.py``) does not lean on malloc that way.
+Measured at the change (``quadfleet extract`` of the bench's archives, means of 5 alternated runs): the real pages
+1.23 s with mimalloc, 1.24 s with glibc's, 1.24 s with jemalloc; the crawl mix 3.75, 3.78 and 3.83 s. The same time,
+but mimalloc held 5.5 MiB more memory at peak, jemalloc 2.7 MiB, and preloading costs a second start of the process.
 
-A library can only be preloaded before the process starts, so the ``quadfleet`` command
+A library can only be preloaded before the process starts, so where one is asked for, the ``quadfleet`` command
 (:mod:`quadfleet.launch`) starts itself again at once with ``LD_PRELOAD`` naming it, before importing anything
 heavy; :data:`LOADED_ENV` tells the new process (and every process it starts) that this was done.
 
-Other ways in (``python -m quadfleet.cli``, as the laptop fleet's workers and ``fleet measure`` start; code
-calling :func:`quadfleet.cli.main.main`; the tests) cannot preload, but libxml2 takes its allocator from a call
-(``xmlMemSetup``) at any time: when the native loader (:mod:`.native`) loads, :func:`route` has its
-``_malloc`` module open mimalloc privately and hand it to lxml's libxml2. That is most of the gain (the same
-real pages: 1.35 s routed, 1.47 s with glibc's, 1.34 s preloaded, which also serves Python's large objects).
-jemalloc cannot be routed (its API cannot tell its blocks from glibc's, and blocks from before the switch must
-go back to glibc).
-
-``QUADFLEET_ALLOCATOR``: ``auto`` (the default: the first of :data:`LIBRARIES` found in the system's library
-folders), ``system`` (keep glibc's), or the path of a malloc library to preload. Debian and Ubuntu package
-them as ``libmimalloc2.0`` and ``libjemalloc2``; Amazon Linux and Fedora as ``jemalloc``.
+``QUADFLEET_ALLOCATOR``: ``system`` (the default: glibc's), ``auto`` (the first of :data:`LIBRARIES` found in the
+system's library folders, else glibc's), or the path of a malloc library to preload. Debian and Ubuntu package them
+as ``libmimalloc2.0`` and ``libjemalloc2``; Amazon Linux and Fedora as ``jemalloc``.
 """
 from __future__ import annotations
 
@@ -30,9 +22,7 @@ from pathlib import Path
 
 ENV = "QUADFLEET_ALLOCATOR"
 LOADED_ENV = "QUADFLEET_ALLOCATOR_PRELOADED"  # set in the started process: the library asked for
-LIBRARIES = ("libmimalloc.so.2", "libjemalloc.so.2")  # by preference (mimalloc was faster here)
-
-_unrouted = ""  # why route() left libxml2's malloc alone, when it was asked to route it
+LIBRARIES = ("libmimalloc.so.2", "libjemalloc.so.2")  # what ``auto`` looks for, by preference
 
 
 class AllocatorError(ValueError):
@@ -57,11 +47,11 @@ def find() -> str | None:
 
 def chosen(environ=os.environ) -> str | None:
     """The library to preload as ``QUADFLEET_ALLOCATOR`` asks, or None for the system's malloc."""
-    choice = environ.get(ENV, "auto").strip()
-    if choice in ("", "auto"):
-        return find()
-    if choice == "system":
+    choice = environ.get(ENV, "system").strip()
+    if choice in ("", "system"):
         return None
+    if choice == "auto":
+        return find()
     path = Path(choice)
     if not path.is_file() or not os.access(path, os.R_OK):
         raise AllocatorError(f"{ENV}={choice}: no such readable library file (use auto, system or a path)")
@@ -86,39 +76,8 @@ def preload(argv: list[str] | None = None) -> None:
         return  # (the same process goes on with the system's malloc; state() says so)
 
 
-def routable(library: str) -> bool:
-    """Whether :func:`route` can hand ``library`` to libxml2 (mimalloc's API tells its own blocks apart)."""
-    return Path(library).name.startswith("libmimalloc")
-
-
-def route(module, missing: str = "") -> None:
-    """Route libxml2's malloc to the chosen library in this process, unless one was preloaded (``module``: the
-    native loader's ``_malloc``, None if it is not built, ``missing`` then saying why). Never raises: where
-    routing cannot happen the system's malloc runs, the same output, and :func:`state` says why."""
-    global _unrouted
-    if sys.platform != "linux" or LOADED_ENV in os.environ:
-        return
-    try:
-        library = chosen()
-    except AllocatorError:
-        return  # (the quadfleet command refuses it; other ways in keep their malloc, and state() says why)
-    if library is None or not routable(library):
-        return
-    if module is None:
-        _unrouted = f"libxml2's malloc is not routed to mimalloc: {missing}"
-        return
-    # lxml.etree's shared object holds, or links, the libxml2 that lxml parses with
-    from lxml import etree
-
-    try:
-        module.route_libxml2(library, etree.__file__)
-    except OSError as exc:
-        _unrouted = f"libxml2's malloc could not be routed to {library}: {exc}"
-
-
-def state(module=None) -> str:
-    """Which malloc this process runs, and why: ``mimalloc (preloaded)``, ``mimalloc (routed: libxml2's)``, or
-    ``system (reason)``. ``module``: the native loader's ``_malloc``, which knows whether it routed."""
+def state() -> str:
+    """Which malloc this process runs, and why: ``mimalloc (preloaded)``, or ``system (reason)``."""
     asked = os.environ.get(LOADED_ENV)
     if asked:
         files = (asked, os.path.realpath(asked))  # (maps name the file a symbolic link leads to)
@@ -128,16 +87,13 @@ def state(module=None) -> str:
         except OSError:
             mapped = False
         return f"{_name(asked)} (preloaded)" if mapped else f"system ({asked} could not be preloaded)"
-    routed = module.routed() if module is not None else None
-    if routed:
-        return f"{_name(routed)} (routed: libxml2's)"
-    if _unrouted:
-        return f"system ({_unrouted})"
     choice = os.environ.get(ENV, "").strip()
-    if choice == "system":
-        return f"system ({ENV}=system)"
-    if sys.platform != "linux" or find() is None:
-        return "system (neither mimalloc nor jemalloc is installed)"
+    if choice in ("", "system"):
+        return "system (the default)" if choice == "" else f"system ({ENV}=system)"
+    if sys.platform != "linux":
+        return "system (preloading is for Linux)"
+    if choice == "auto" and find() is None:
+        return f"system ({ENV}=auto: neither mimalloc nor jemalloc is installed)"
     return "system (this process was not started by the quadfleet command)"
 
 

@@ -29,16 +29,13 @@ reader); they import no Python module, and only this loader imports them.
   zlib at the levels it takes (:mod:`.output.compression`). Fallback: zlib. The files differ in their
   compressed bytes only: every reader sees the same lines.
 
-Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`.allocator`): the ``quadfleet``
-command preloads mimalloc or jemalloc where the machine has one, and in a process that nothing was preloaded
-into (``python -m quadfleet.cli``, library callers), loading this module routes libxml2's malloc to mimalloc
-(``html/_malloc.c``, the fifth C module). It is reported, never required: the system's malloc gives the same
-output, about a tenth slower.
+Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`.allocator`): the system's, unless
+``QUADFLEET_ALLOCATOR`` had the ``quadfleet`` command preload another. It is reported, never required.
 
 The Python twins stay: each is the definition its C module is tested against (the tests run both on the
 same random and real input), and the path a machine without a compiler runs. ``QUADFLEET_NO_NATIVE=all``
 (or a comma-separated list of names) turns accelerators off, to compare the paths or to reproduce a
-fallback; ``malloc`` (or ``all``) leaves libxml2's malloc unrouted.
+fallback.
 """
 from __future__ import annotations
 
@@ -139,7 +136,7 @@ def _load(name: str, does: str, load, check=None) -> Accelerator:
     if check is not None:
         try:
             check(loaded)
-        except Exception as exc:  # a build that does not fit this lxml: the fallback gives the same answer
+        except Exception as exc:  # a build that does not fit: the fallback gives the same answer
             return Accelerator(name, does, None, f"failed its check: {exc}")
     return Accelerator(name, does, loaded)
 
@@ -156,24 +153,10 @@ ISAL = _load("isal", "gzip compression of the N-Quads files", lambda: import_mod
 ACCELERATORS = (SCAN, BLOCKS, NQUADS, FASTWARC, INFLATE, ISAL)
 
 
-def _malloc_module() -> tuple[ModuleType | None, str]:
-    """``_malloc`` (not an accelerator: the allocator is reported, never required), or None and why not."""
-    if _turned_off("malloc"):  # ("all" too: a fallback run reproduces a machine without a compiler)
-        return None, f"turned off by {OFF_ENV}"
-    try:
-        return import_module(".html._malloc", __package__), ""
-    except ImportError as exc:
-        return None, f"its module is not built or not installed ({exc})"
-
-
-MALLOC, _MALLOC_MISSING = _malloc_module()
-allocator.route(MALLOC, _MALLOC_MISSING)  # (before any page is parsed: libxml2's trees are most of the gain)
-
-
 def in_use() -> dict[str, str]:
     """Each accelerator's name → ``native``, or ``fallback (why)``; and ``allocator`` → the malloc that runs."""
     states = {a.name: a.describe() for a in ACCELERATORS}
-    states["allocator"] = allocator.state(MALLOC)
+    states["allocator"] = allocator.state()
     return states
 
 
