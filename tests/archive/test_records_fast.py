@@ -296,8 +296,9 @@ def test_an_uncompressed_arc_cut_inside_a_record_is_counted_alike():
 
 
 def test_header_oddities_read_alike():
-    """Continuation lines, duplicates, a line without colon, non-ASCII values, spaces and <> in the URI,
-    blank-looking lines, LF line ends, a long HTTP header line: parsed as warcio does, or left to it."""
+    """Continuation lines, duplicates, names in other cases, a line without colon, non-ASCII values, spaces and
+    <> in the URI, blank-looking lines, LF line ends, a long WARC header, a long HTTP header line: parsed as
+    warcio does, or left to it."""
     base = gzip.decompress(members(warc(True))[2])  # the HTML response
     head, block = base.split(b"\r\n\r\n", 1)
     variants = [
@@ -309,6 +310,9 @@ def test_header_oddities_read_alike():
         head.replace(b"\r\n", b"\n"),
         head + b"\r\n \r\n",
         head.replace(b"WARC-Type: response", b"WARC-Type: response\x0b"),
+        head + b"\r\nwarc-target-uri: https://dup.example/\r\nWARC-TYPE: request\r\nwarc-Date: x",  # case
+        head.replace(b"WARC-Target-URI: https://ex.com/", b"WARC-TARGET-URI: <https://ex.com/a b>"),
+        head.replace(b"WARC-Date:", b"X-Long: " + b"z" * 3000 + b"\r\nWARC-Date:"),  # past the first 2 KiB
     ]
     blocks = [block, block.replace(b"Content-Type:", b"X-Long: " + b"y" * 5000 + b"\r\nContent-Type:"),
               block.replace(b"Content-Type: text/html", b"Content-Type: image/gif\r\nContent-Type: text/html"),

@@ -10,7 +10,8 @@ where records are; each record is checked to be what warcio makes of the same by
   in a gzip WARC the WARC header is inflated here from the start of the record's member.
 * gzip: the record must be its member, alone. Where the inflate accelerator runs (libdeflate), each member
   up to ``WHOLE_MAX`` bytes is inflated here whole, in one call that says where it ends
-  (:func:`.gzip_members.whole_member`):
+  (:func:`.gzip_members.whole_member`), into a bytes object that becomes the page's body (headers are read
+  from copies of its start; the body is moved to its front, not copied out):
   exact, and the next record starts there, so FastWARC is not asked. Otherwise, and for the member after
   one FastWARC read: a small member is inflated here whole (zlib): exact. A larger one: no gzip member
   header (1f 8b 08) from its start to the next record's, so FastWARC (which reads members back to back)
@@ -206,9 +207,10 @@ def _next_plain(tap, pending, keep: int):
         tap.fill(tap.end + READ)
 
 
-def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[bytes, int] | None) -> _Pending:
+def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[object, int] | None) -> _Pending:
     """Parse and read the record found at ``start`` as warcio would (``whole``: its gzip member, inflated
-    whole, and the member's length); NotAsWarcio if warcio could read it otherwise (then warcio reads it)."""
+    whole (``_inflate.Inflated``), and the member's length); NotAsWarcio if warcio could read it otherwise (then
+    warcio reads it)."""
     rec_headers, hdr_len, head, member = _warc_header(tap, start, gz, whole)
     rtype = rec_headers.get_header("WARC-Type")
     uri = rec_headers.target_uri()
@@ -218,8 +220,8 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[bytes,
         raise NotAsWarcio from None  # warcio reads on without a length (or as length 0): its way
     if length < 0 or length > MAX_RECORD or rtype in HTTP_RECORDS and length and uri is None:
         raise NotAsWarcio  # (the last: warcio fails on it, AttributeError; let it)
-    alone = member is not None
-    if alone and (len(head) < hdr_len + length or head[hdr_len + length:].strip()):
+    alone, held = member is not None, head if whole is None else whole[0]  # (held: all of it, if alone)
+    if alone and (len(held) < hdr_len + length or _part(held, hdr_len + length, len(held)).strip()):
         raise NotAsWarcio  # a member holding less, or more, than the record
     if gz and not alone:  # FastWARC's block is read: its header must end where warcio's does
         if length != rec.content_length or not head[:hdr_len].endswith((b"\n\r\n", b"\n\n")):
@@ -228,7 +230,7 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[bytes,
     # Of the block, only a response's HTTP header and an HTML body are read; requests and revisits get
     # HTTP headers from warcio too, but nothing depends on them (and a whole block cannot fail to parse).
     if rtype == "response" and length and uri.startswith(HTTP_SCHEMES):
-        block = _Block(tap, rec if gz and not alone else None, head, start + hdr_len, hdr_len, length, gz, alone)
+        block = _Block(tap, rec if gz and not alone else None, held, start + hdr_len, hdr_len, length, gz, alone)
         http_headers, http_len, data, fast = _http_header(block)
         if is_html(http_headers.get_header("Content-Type")):
             body = _html_body(block, http_len, data, fast, min(length, http_len + limit + 1))
@@ -238,23 +240,25 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[bytes,
     return _Pending(start, hdr_len, length, head[:hdr_len], delta, page, member)
 
 
-def _warc_header(tap, start: int, gz: bool, whole: tuple[bytes, int] | None):
+def _warc_header(tap, start: int, gz: bool, whole: tuple[object, int] | None):
     """The WARC header of the record at ``start``, parsed from its own bytes (in a gzip WARC, from the start of
-    its member, inflated here): (its fields, its length, the record's bytes at hand from its start, the
-    member's length if all of it was inflated, else None); NotAsWarcio where warcio could read it otherwise."""
+    its member, inflated here): (its fields, its length, the record's bytes at hand from its start (of a member
+    inflated whole, at least its WARC header), the member's length if all of it was inflated, else None);
+    NotAsWarcio where warcio could read it otherwise."""
     size, most, hdr, ended = 1024, 2048, None, False  # usually enough for the WARC header
     while hdr is None:
-        if whole is not None:
-            head, member = whole
+        if whole is not None:  # its first ``most`` bytes (0: all): a header ending in them is all it reads
+            head, member = whole[0].part(0, most or len(whole[0])), whole[1]
+            ended = final = len(head) == len(whole[0])  # (the member ends in these bytes)
         else:
             raw = tap.get(start, start + size)
             head, member = member_start(raw, most) if gz else (raw, None)
             ended = len(raw) < size  # the stream ends in these bytes
+            final = member is not None or not gz and ended
         try:
-            hdr = parse_header(head, len(head), member is not None or not gz and ended, WARC_WANTED,
-                               WARC_TYPES)
+            hdr = parse_header(head, len(head), final, WARC_WANTED, WARC_TYPES)
         except HeaderIncomplete:
-            if whole is not None or ended and not (gz and most) or size >= MAX_RECORD:
+            if ended and (whole is not None or not (gz and most)) or size >= MAX_RECORD:
                 raise NotAsWarcio from None  # the stream ends inside the header, or it is absurdly long
             size, most = size * 8, 0
         except EOFError:
@@ -267,8 +271,8 @@ def _warc_header(tap, start: int, gz: bool, whole: tuple[bytes, int] | None):
 
 class _Block:
     """Where a response's block can be read from: the record's bytes at hand (``head``, from the record's start:
-    all of its member if ``alone``, inflated here whole), FastWARC's block (``rec``: gzip, read by FastWARC), or
-    the tap (plain, from the stream position ``at``)."""
+    all of its member if ``alone``, inflated here whole: bytes, or an ``_inflate.Inflated``), FastWARC's block
+    (``rec``: gzip, read by FastWARC), or the tap (plain, from the stream position ``at``)."""
     __slots__ = ("tap", "rec", "head", "at", "hdr_len", "length", "gz", "alone")
 
     def __init__(self, *fields):
@@ -281,7 +285,7 @@ def _http_header(b: _Block):
     or the tap (plain); up to 64 KiB. (Its fields, its length, the block's bytes read, FastWARC's block reader
     if it is untouched so far, else None.)"""
     fast, length = b.rec.reader if b.rec is not None else None, b.length
-    data = b.head[b.hdr_len:b.hdr_len + min(length, 8192)]
+    data = _part(b.head, b.hdr_len, b.hdr_len + min(length, 8192))
     while True:
         try:
             http_headers, http_len = parse_header(data, len(data), len(data) == length, HTTP_WANTED, None,
@@ -293,7 +297,7 @@ def _http_header(b: _Block):
                 if read[:len(data)] != data:
                     raise NotAsWarcio from None
             elif b.alone:
-                read = b.head[b.hdr_len:b.hdr_len + min(length, 1 << 16)]
+                read = _part(b.head, b.hdr_len, b.hdr_len + min(length, 1 << 16))
             else:
                 read = b"" if b.gz else b.tap.get(b.at, b.at + min(length, 1 << 16))
             if len(read) <= len(data):
@@ -301,12 +305,19 @@ def _http_header(b: _Block):
             data = read
 
 
+def _part(held, lo: int, hi: int) -> bytes:
+    """``held[lo:hi]``, where ``held`` is bytes or an ``_inflate.Inflated`` (whose part is a copy)."""
+    return held[lo:hi] if type(held) is bytes else held.part(lo, hi)
+
+
 def _html_body(b: _Block, http_len: int, data: bytes, fast, need: int) -> bytes:
     """The body up to ``need`` bytes into the block (past the page limit by one: a longer page is told)."""
     if need <= len(data):
         return data[http_len:need]
-    if b.alone:  # the member inflated whole
-        return b.head[b.hdr_len + http_len:b.hdr_len + need]
+    if b.alone:  # the member inflated whole (by libdeflate: its own bytes object, not copied)
+        if type(b.head) is bytes:
+            return b.head[b.hdr_len + http_len:b.hdr_len + need]
+        return b.head.take(b.hdr_len + http_len, b.hdr_len + need)
     if fast is not None:  # FastWARC's block, untouched so far: its body in one piece
         if fast.read(http_len) != data[:http_len]:
             raise NotAsWarcio

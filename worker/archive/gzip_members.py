@@ -25,11 +25,12 @@ def gzip_member_at_py(data, lo: int, hi: int) -> int:
 
 
 member_at = SCAN.module.gzip_member_at if SCAN.active else gzip_member_at_py
-_member = INFLATE.module.member if INFLATE.active else None
+_member = INFLATE.module.kept if INFLATE.active else None
 
 
-def whole_member(tap, start: int, trace) -> tuple[bytes, int] | None:
-    """The gzip member at ``start`` inflated whole by libdeflate, and its length; None where FastWARC is to read
+def whole_member(tap, start: int, trace) -> tuple[object, int] | None:
+    """The gzip member at ``start`` inflated whole by libdeflate (an ``_inflate.Inflated``: its bytes read in
+    copied parts, the body taken without a copy), and its length; None where FastWARC is to read
     it (libdeflate is not there; the member has a header CRC, which zlib checks and libdeflate skips; it is
     damaged, inflates to over WHOLE_MAX bytes, or is followed by anything but a member or the stream's end).
 

@@ -16,10 +16,13 @@ class NotAsWarcio(Exception):
 
 
 _BLANK_LINE = re.compile(rb"\n[\t\n\x0b\x0c\r\x1c-\x1f ]*?\n")  # a line str.rstrip() empties (ASCII)
-# The headers record_page asks for, as lines of a plain header (ASCII, no continuation lines).
-WARC_WANTED = re.compile(rb"^(warc-type|content-length|warc-target-uri|warc-truncated|warc-record-id|warc-date)"
-                         rb"[ \t]*:([^\n]*)", re.I | re.M)
-HTTP_WANTED = re.compile(rb"^(content-type|transfer-encoding|content-encoding)[ \t]*:([^\n]*)", re.I | re.M)
+_CONTINUED = re.compile(rb"\n[ \t]")  # a continuation line (a regex: a third of the time of bytes' ``in`` here)
+# The headers record_page asks for, as lines of a plain header (ASCII, no continuation lines), each from the
+# newline before it (searched for first, where ``^`` in MULTILINE mode is tried at every byte: a third faster).
+WARC_WANTED = re.compile(rb"\n(warc-type|content-length|warc-target-uri|warc-truncated|warc-record-id|warc-date)"
+                         rb"[ \t]*:([^\n]*)", re.I)
+HTTP_WANTED = re.compile(rb"\n(content-type|transfer-encoding|content-encoding)[ \t]*:([^\n]*)", re.I)
+_NAMES: dict[bytes, str] = {}  # a wanted header's name as met -> lower-cased, decoded
 
 
 def _text(raw: bytes) -> str:
@@ -58,18 +61,24 @@ def parse_header(data: bytes, end: int, final: bool, wanted, statuslist=None, ma
             raise NotAsWarcio
     blank = _BLANK_LINE.search(data, pos - 1, end)
     text = data[pos:blank.start()] if blank is not None else b" "
-    if text.isascii() and b"\n " not in text and b"\n\t" not in text and text[:1] not in (b" ", b"\t"):
+    if text.isascii() and _CONTINUED.search(text) is None and text[:1] not in (b" ", b"\t"):
         # The usual header: ASCII up to its first blank line, no continuation lines; per line as warcio:
         # a line without ':' is dropped, name and value stripped alike. Only wanted headers are kept.
         longest = max(map(len, text.split(b"\n"))) + 1 if len(text) >= max_line else 0
         if max(longest, blank.end() - blank.start() - 1) > max_line:
             raise NotAsWarcio
         first, uris = {}, 0
-        for name, value in wanted.findall(text):
-            name = name.lower().decode()
-            uris += name == "warc-target-uri"
-            first.setdefault(name, value.decode().strip())
-        return Fields(first, uris), blank.end()
+        for name, value in wanted.findall(data, pos - 1, blank.start()):  # (data[pos - 1]: the status line's end)
+            key = _NAMES.get(name)
+            if key is None:
+                key = name.lower().decode()
+                if len(_NAMES) < 64:  # (the spellings met: a few)
+                    _NAMES[name] = key
+            if key not in first:
+                first[key] = value.decode().strip()
+            else:
+                uris += key == "warc-target-uri"
+        return Fields(first, uris + ("warc-target-uri" in first)), blank.end()
     headers = []
     raw, pos = _line(data, pos, end, final, max_line)
     line = _text(raw).rstrip()
