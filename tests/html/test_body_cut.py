@@ -131,24 +131,30 @@ def test_scan_finds_the_last_microdata_tag_and_references_by_id():
     assert not scan(b"<div class='inc lude' headersx=h>", CLASSES, RELS).refs
 
 
-def test_references_by_id_rule_the_cut_out():
-    """An include pattern or a microformat root's itemref reach an element after the root's end, whose
-    properties are not evidence: the prefilter picks no cut there, and the cut it would otherwise pick (after
-    the root) loses triples. A table cell's headers attribute rules it out too."""
+def test_references_by_id_are_followed_into_the_cut_tree():
+    """An include pattern, an itemref or a table cell's headers reach an element anywhere: a cut tree is kept
+    only if every id it refers to names an element closed before the cut (the one the whole page's lookup
+    finds first), else the page is parsed whole; the N-Quads are the whole page's either way."""
     target = "<div id=h><span class=fn>H</span><span class=summary>S</span><span class=org>O</span></div>"
-    cell = Page("http://example.com/", b"<table class=vevent><tr><td headers=h>x</td></tr></table>" + _TAIL.encode())
-    assert prefilter(cell, EXTRACTORS) and cell.evidence.refs and cell.body_cut is None
-    for root in ("<div class=vcard><a class=include href=#h></a></div>", "<div class=vcard itemref=h></div>"):
-        body = ("<html><body>" + root + _TAIL + target + _TAIL).encode()
-        page = Page(url="http://example.com/", body=body, content_type="text/html")
-        fired = prefilter(page, EXTRACTORS)
-        assert page.evidence.refs and page.body_cut is None, root
-        want = _lines(page, fired)
-        forced = Page(url="http://example.com/", body=body, content_type="text/html")
-        prefilter(forced, EXTRACTORS)
-        forced.body_cut = _element_end(body, forced.evidence.last_dom_evidence())
-        got = _lines(forced, fired)
-        assert forced.body_cut is not None and sum(map(len, got.values())) < sum(map(len, want.values())), root
+    roots = ("<div class=vcard><a class=include href=#h></a></div>", "<div class=vcard itemref=h></div>",
+             "<div class=vcard><object class='x INCLUDE' data='/p#h'></object></div>",
+             "<table class=vevent><tr><td headers='n h'>x</td></tr></table>",
+             "<div itemscope itemtype='http://schema.org/Thing' itemref='h n'><p itemprop=a>a</p></div>")
+    named = "<p id=n>b</p>"
+    for root in roots:
+        for before, after, outcome in ((target + named, "", "kept"), ("", target + named, "dropped"),
+                                       (named, target, "dropped"), (target + named, target, "kept"),
+                                       ("<div id=h>" + named, "</div>", "dropped")):
+            body = ("<html><body>" + before + root + _TAIL + after + _TAIL).encode()
+            page = Page(url="http://example.com/", body=body, content_type="text/html")
+            prefilter(page, EXTRACTORS)
+            assert page.evidence.refs and page.body_cut is not None, root
+            assert _check("http://example.com/", body) == outcome, (before, root, after)
+    # an include outside any root: the check follows it all the same (before the cut), or never sees it (after)
+    item = "<div itemscope><p itemprop=a>a</p></div>"
+    for body, outcome in (("<a class=include href=#z></a>" + item + _TAIL + "<p id=z>z</p>", "dropped"),
+                          (item + "<a class=include href=#z></a>" + _TAIL + "<p id=z>z</p>", "kept")):
+        assert _check("http://example.com/", ("<html><body>" + body + _TAIL).encode()) == outcome, body
 
 
 def test_element_end_reads_hostile_pages_in_one_pass():

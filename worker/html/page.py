@@ -32,10 +32,13 @@ _utf8_valid = SCAN.module.utf8_valid if SCAN.active else _utf8_valid_py
 
 _BASE = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 _CUT_NAME = "quadfleet-cut"
-# The marker appended at a cut: a <meta> in the head (an empty head element: it implies nothing); a <span> in
-# the body, before which the parser re-makes the formatting elements still active there (see _FORMATTING).
+# The marker appended at a cut: a <meta> in the head (an empty head element: it implies nothing); in the body,
+# an element of a name HTML gives no rule (as a <span>), before which the parser re-makes the formatting elements
+# still active there (see _FORMATTING); and, unlike a <span>, one that does not break out of foreign content:
+# inside an <svg> it is an <svg> element, so an <svg> open at the cut is among its ancestors (a <span> closed it,
+# and what follows the cut in the page went on into it).
 _HEAD_MARK = ("meta", b'<meta name="' + _CUT_NAME.encode() + b'">')
-_BODY_MARK = ("span", b'<span name="' + _CUT_NAME.encode() + b'">')
+_BODY_MARK = (_CUT_NAME, b"<" + _CUT_NAME.encode() + b' name="' + _CUT_NAME.encode() + b'">')
 # The formatting elements of the HTML5 algorithm: one left open is re-made (attributes and all) wherever the
 # markup after it reopens it, or moved by the adoption agency at a later end tag, so a cut inside one is
 # not the whole page's tree so far.
@@ -44,7 +47,10 @@ _FORMATTING = frozenset(("a", "b", "big", "code", "em", "font", "i", "nobr", "s"
 # Where the parser's later steps are not the body's plain ones (a select's, a table's, a template's content,
 # foreign content): no cut inside them.
 # An element whose attributes reach into its content (see _cut_tree), as one test in turbohtml's C.
-_REACHES_ON = ("[property], [rel], [rev], [itemprop]:not([itemscope]), [itemprop-reverse]:not([itemscope])")
+# (a microdata property with @content takes that value, not its content)
+_REACHES_ON = ("[property], [rel], [rev], [itemprop]:not([itemscope]):not([content]), "
+               "[itemprop-reverse]:not([itemscope])")
+_INCLUDE = "[class*=include i]"  # (the elements an include pattern may be on, and more)
 _EXOTIC = frozenset(("select", "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption", "colgroup",
                      "template", "svg", "math", "frameset", "object", "applet", "marquee"))
 
@@ -172,18 +178,18 @@ class Page:
         them: the parser moves elements only out of a formatting element (``<b>``, ``<a>``, ...) closed out
         of order, and re-makes a formatting element implicitly closed wherever content follows. A marker tag
         appended to the bytes tells: it becomes the tree's last element only then (removed again), and before
-        a ``<span>`` marker the parser re-makes every formatting element still active, so none may be among
+        the body's marker the parser re-makes every formatting element still active, so none may be among
         its ancestors (one open at the cut is one too); nor a select, table, template or foreign element
         (``_EXOTIC``), where later tags are placed by other rules. Nor may the rest hold an ``<html>`` tag (or,
         for a cut in the body, a ``<body>`` tag): its attributes go to the element already made (a ``lang``
         reaches every literal), and a ``<frameset>`` may drop the body (the scanner's ``root_last`` and
         ``body_last`` say). The elements around the marker are still open at the cut, so what they hold is
-        cut short: none may carry an
-        attribute whose meaning reaches into its content (a @property takes its text, a @rel or @rev is
-        completed by what it holds, an @itemprop without @itemscope takes its text, a microformat root's
-        properties are inside it), as an element the scanner took for a ``<meta>`` may
-        (``<meta&amp;<meta property=…>`` is one element named ``meta&amp;<meta`` to the parser). What lies
-        after the cut holds no evidence (``body_cut`` is after the last), so it adds nothing but to those."""
+        cut short: none may carry an attribute whose meaning reaches into its content (a @property takes its
+        text, a @rel or @rev is completed by what it holds, an @itemprop without @itemscope or @content takes
+        its text, a microformat root's properties are inside it), as an element the scanner took for a
+        ``<meta>`` may (``<meta&amp;<meta property=…>`` is one element named ``meta&amp;<meta`` to the
+        parser). What lies after the cut holds no evidence (``body_cut`` is after the last), so it adds nothing
+        but to those, and to what the ids the cut tree refers to name (:func:`_references_within`)."""
         ev = self.evidence
         if ev is None or ev.root_last >= cut or (marker is _BODY_MARK and ev.body_last >= cut):
             return None  # (a later <html>/<body> tag adds its attributes to that element; a <frameset> drops the body)
@@ -193,16 +199,14 @@ class Page:
         if self.encoding != "utf-8" or not (self.__dict__.get("utf8_valid") or _utf8_valid(data)):
             data = str(data, self.encoding, "replace").encode("utf-8", "surrogatepass")
         root = dom.parse(b"".join((data, marker[1])))
-        mark = root
-        if marker is _HEAD_MARK and len(root) == 2 and _empty(root[1]):
-            mark = root[0]  # (the body the parser implies at the end of the bytes)
-        while len(mark):
-            mark = mark[-1]
-        parent = mark.getparent()
-        if mark.tag != marker[0] or mark.get("name") != _CUT_NAME or len(mark.attrib) != 1 or parent is None:
+        mark = _last_element(root.node, marker is _HEAD_MARK)
+        parent = mark.parent
+        if mark.tag != marker[0] or mark.attr("name") != _CUT_NAME or len(mark.attrs) != 1 \
+                or not isinstance(parent, dom.Element):
             return None
         roots = ev.classes
-        node = parent.node
+        node = parent
+        still_open = []
         while isinstance(node, dom.Element):  # the elements still open at the cut: what they hold goes on past it
             if node.tag in _FORMATTING or node.tag in _EXOTIC:
                 return None
@@ -212,13 +216,63 @@ class Page:
                 value = node.attr("class")
                 if value is not None and not roots.isdisjoint(dom.class_tokens(value)):
                     return None
+            still_open.append(node)
             node = node.parent
-        mark.node.decompose()  # (turbohtml's own removal: the view's costs a tenth of a parse)
-        if _empty(parent) and parent.tag in ("head", "body"):
+        if ev.refs and marker is _BODY_MARK and not _references_within(root, still_open):
+            return None
+        mark.decompose()  # (turbohtml's own removal: the view's costs a tenth of a parse)
+        if parent.tag in ("head", "body") and _empty(dom.view(parent)):
             return None  # (the marker made that element: the page had none open here)
         return root
+
+
+def _last_element(node, in_head: bool):
+    """The last element of ``node``'s tree in document order (read on turbohtml's nodes: an ElementView's
+    ``len`` and ``[-1]`` make a view of every child, a fifth of a head's parse). ``in_head``: below the
+    ``<head>``, if what follows it is only the empty ``<body>`` the parser implies at the end of the bytes."""
+    if in_head:
+        kids = [kid for kid in node.children if isinstance(kid, dom.Element)]
+        if len(kids) == 2 and _empty(dom.view(kids[1])):
+            node = kids[0]
+    while True:
+        for kid in reversed(node.children):
+            if isinstance(kid, dom.Element):
+                node = kid
+                break
+        else:
+            return node
 
 
 def _empty(el) -> bool:
     """Whether ``el`` has no attribute, child or text (an element the parser implied)."""
     return not len(el) and not el.attrib and dom.lead_text(el) is None
+
+
+def _references_within(root, still_open: list) -> bool:
+    """Whether every id the cut tree refers to (``itemref``, ``headers``, an include pattern's ``#id``: more
+    than the extractors follow, never fewer) names an element of the cut tree that is closed at the cut.
+
+    The elements that refer are in the cut tree: an ``itemref`` is evidence, and the extractors read an
+    include or ``headers`` only inside a microformat root, which is evidence too, and closed at the cut (see
+    :meth:`Page._cut_tree`). An id's first element in the whole page is then the cut tree's (the parser
+    appends what follows after all it made, in document order), and a closed one is whole; an id it lacks
+    may be after the cut."""
+    wanted: set[str] = set()
+    for node in dom.find_nodes(root, ("itemref", "headers")):
+        for name in ("itemref", "headers"):
+            value = node.attr(name)
+            if value:
+                wanted.update(value.split())
+    top = root.node
+    for node in [top, *top.select(_INCLUDE)] if top.matches(_INCLUDE) else top.select(_INCLUDE):
+        for name in ("href", "data"):
+            value = node.attr(name)
+            if value is not None and "#" in value:
+                wanted.add(value.split("#", 1)[1])
+    if not wanted:
+        return True
+    first: dict = {}
+    for node in dom.find_nodes(root, ("id",)):
+        first.setdefault(node.attr("id"), node)
+    targets = [first.get(ident) for ident in wanted]
+    return None not in targets and not any(target in still_open for target in targets)

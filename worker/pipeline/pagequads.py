@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..extractors.base import Extractor
 from ..html import charset
-from ..html.evidence import F_REFS, F_VOCAB, scan
+from ..html.evidence import F_VOCAB, scan
 from ..html.page import Page
 from ..native import NQUADS
 from ..rdf.nquads import Serializer, bnode_prefix, iri
@@ -81,14 +81,15 @@ def _head_cut(body: bytes, ev) -> int:
 
 
 def _body_cut(body: bytes, ev) -> int | None:
-    """Where the parse of a page with evidence in its body may stop: just after the end of the element whose
-    start tag is the page's last DOM evidence (RDFa, microdata, a microformat root, XFN), when that leaves at
-    least an eighth of the page (and 4 KB) unparsed: on pages rich in structured data the scripts, footers and
-    comment sections after it are a third of the parse. Page.tree checks the cut (the parser between tags
-    there, no element still open that takes in what follows) and parses the whole page if it fails. None
-    with references by id (itemref, headers, the include pattern reach anywhere) or a @vocab (any @rel term
-    after the cut, rel="nofollow", can resolve)."""
-    if ev.flags & (F_REFS | F_VOCAB):
+    """Where the parse of a page with evidence in its body may stop: past the end of the element whose start
+    tag is the page's last DOM evidence (RDFa, microdata, a microformat root, XFN) and the end tags and text
+    after it (:func:`_past_end_tags`), when that leaves at least an eighth of the page (and 4 KB) unparsed:
+    on pages rich in structured data the scripts, footers and comment sections after it are a third of the
+    parse (an eighth is where the saving stops paying for the check: the last bytes are mostly scripts, cheap
+    to parse). Page.tree checks the cut (the parser between tags there, no element still open that takes in
+    what follows, every id the cut tree refers to by itemref, headers or an include named in it) and parses the
+    whole page if it fails. None with a @vocab (any @rel term after the cut, rel="nofollow", can resolve)."""
+    if ev.flags & F_VOCAB:
         return None
     at = ev.last_dom_evidence()
     if at < 0:
@@ -97,7 +98,7 @@ def _body_cut(body: bytes, ev) -> int | None:
     n = len(body)
     if end < 0 or n - end < max(n >> 3, 4096):
         return None
-    return end
+    return _past_end_tags(body, end)
 
 
 # Elements libxml2 closes at once (their end tags are not looked for).
@@ -136,6 +137,21 @@ def _element_end(body: bytes, at: int) -> int:
             close = body.find(b">", tag.end())
             return close + 1 if close >= 0 else -1
     return -1
+
+
+def _past_end_tags(body: bytes, end: int) -> int:
+    """``end`` moved on over the text and end tags that follow it, to the next ``<`` that starts anything else:
+    an ``<a>`` or a ``<b>`` around the last evidence, open at ``end``, would make Page.tree refuse the cut and
+    parse the page twice (most refusals on real pages), and its end tag is usually a few bytes on. Bytes read
+    in the data state up to a ``<`` add nothing Page.tree's check does not see at the cut."""
+    while True:
+        lt = body.find(b"<", end)
+        if lt < 0 or body[lt + 1:lt + 2] != b"/" or not body[lt + 2:lt + 3].isalpha():
+            return end if lt < 0 else lt
+        close = _tag_end(body, lt, len(body))  # (an end tag's attributes are read as a start tag's)
+        if close < 0:
+            return lt
+        end = close
 
 
 def _tag_end(body: bytes, at: int, limit: int) -> int:
