@@ -14,7 +14,6 @@ What it shares with the Spark engine (the task, the skipped inputs, the manifest
 """
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -104,7 +103,8 @@ def _extract(store, todo, result, out, config, processes, console, show_progress
             for s in todo:
                 finish(*_run_one(s, out, scratch, config_json, progress=add_pages))
         else:
-            import multiprocessing  # (only a pool needs it: a one-process run is spared its import)
+            import multiprocessing  # (only a pool needs them: a one-process run is spared their imports)
+            import queue
 
             ctx = multiprocessing.get_context("spawn")
             q = ctx.Queue()

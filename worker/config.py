@@ -57,6 +57,9 @@ class TableSettings:
     min_column_fill: float = 0.0     # empty a table's columns filled in fewer than this share of its rows
 
 
+_NOT_EXTRACTED = ("queue", "worker", "tables")  # Config's fields that are not in its JSON (how the fleet runs)
+
+
 @dataclass(frozen=True)
 class Config:
     formats: tuple[str, ...]
@@ -89,8 +92,9 @@ class Config:
 
     def to_json(self) -> dict:
         """What determines the output (travels to worker processes and into run manifests)."""
-        d = dataclasses.asdict(self)
-        del d["queue"], d["worker"], d["tables"]
+        # (dataclasses.asdict's result, without its deep copy of the fleet's settings only to delete them: every
+        # field left is a number, a string or a tuple of strings)
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in _NOT_EXTRACTED}
         d["formats"] = list(self.formats)
         d["subset_classes"] = list(self.subset_classes)
         return d

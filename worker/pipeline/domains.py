@@ -45,18 +45,21 @@ def _snapshot_path() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) / ".tld_set_snapshot"
 
 
-def _snapshot_text() -> str:
+def _snapshot_text(head: int = -1) -> str:
+    """The snapshot's text (its first ``head`` characters, for the version line: every start reads it, while the
+    whole file is read only when a host's PLD is first asked for)."""
     path = _snapshot_path()
     if path is None:
         return ""
     try:
-        return path.read_text("utf-8")
+        with open(path, encoding="utf-8") as fh:
+            return fh.read(head)
     except OSError:
         return ""
 
 
 def _snapshot_version() -> str:
-    m = re.search(r"^// VERSION: (\S+)", _snapshot_text()[:2000], re.M)
+    m = re.search(r"^// VERSION: (\S+)", _snapshot_text(2000), re.M)
     return m.group(1) if m else "unknown"
 
 
