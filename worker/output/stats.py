@@ -63,6 +63,8 @@ def _bump(table: dict, key: str, n: int = 1) -> None:
     table[key] = table.get(key, 0) + n
 
 
+_NO_CLASS = object()   # (no class IRI is it)
+
 # Reader counts that are not failures: the page was read in full all the same.
 READER_NOTES = {"http-content-already-decoded"}
 
@@ -158,18 +160,25 @@ class FileStats:
         schema.org class under the class it means, see :mod:`quadfleet.worker.quality.terms`: the extraction asks
         it only of a page whose check found a misspelt term, or that was not checked). The per-input sets (PLDs parsed per format, PLDs per class)
         are kept here as sets until :meth:`to_json`."""
-        _bump(self.hosts, host)
-        _bump(self.plds, pld)
-        for kind, n in page.events.items():  # (also a page the prefilter let nothing run on: over budget)
-            self.count_error(kind, n)
-        for kind, n in page.notes.items():
-            _bump(self.notes, kind, n)
+        hosts, plds = self.hosts, self.plds
+        hosts[host] = hosts.get(host, 0) + 1
+        plds[pld] = plds.get(pld, 0) + 1
+        if page.events:   # (also a page the prefilter let nothing run on: over budget)
+            for kind, n in page.events.items():
+                self.count_error(kind, n)
+        if page.notes:
+            for kind, n in page.notes.items():
+                _bump(self.notes, kind, n)
         if not fired:
             return
         self.pages_parsed += 1
+        hits, parsed = self.prefilter_hits, self.plds_parsed_by_format
         for ex in fired:
-            _bump(self.prefilter_hits, ex.id)
-            self.plds_parsed_by_format.setdefault(ex.id, set()).add(pld)
+            hits[ex.id] = hits.get(ex.id, 0) + 1
+            found = parsed.get(ex.id)
+            if found is None:
+                found = parsed[ex.id] = set()
+            found.add(pld)
         page_triples = 0
         for fmt, res in results.items():
             if res.error:
@@ -189,28 +198,48 @@ class FileStats:
             self.pages_head_parsed += 1
 
     def _add_format(self, fmt: str, host: str, pld: str, res, repair: bool) -> None:
-        """One format's triples on one page."""
+        """One format's triples on one page. (Written out, not through :func:`_bump`: a call per class and per
+        (class, property) was most of a page's statistics.)"""
         res_classes, res_properties = res.classes, res.properties
-        if repair:
+        if repair and (res_classes or res_properties):
             res_classes, res_properties = _repaired_counts(res_classes, res_properties)
         n = len(res.lines)
         _bump(self.pages_with_triples_by_format, fmt)
         _bump(self.triples_by_format, fmt, n)
         _bump(self.typed_entities_by_format, fmt, res.typed_entities)
-        classes = self.classes_by_format.setdefault(fmt, {})
-        for cls, k in res_classes.items():
-            _bump(classes, cls, k)
-        _bump(self.hosts_with_triples_by_format.setdefault(fmt, {}), host)
-        _bump(self.plds_with_triples_by_format.setdefault(fmt, {}), pld)
-        _bump(self.pld_triples_by_format.setdefault(fmt, {}), pld, n)
+        table = self.hosts_with_triples_by_format.get(fmt)
+        if table is None:
+            table = self.hosts_with_triples_by_format[fmt] = {}
+        table[host] = table.get(host, 0) + 1
+        table = self.plds_with_triples_by_format.get(fmt)
+        if table is None:
+            table = self.plds_with_triples_by_format[fmt] = {}
+        table[pld] = table.get(pld, 0) + 1
+        table = self.pld_triples_by_format.get(fmt)
+        if table is None:
+            table = self.pld_triples_by_format[fmt] = {}
+        table[pld] = table.get(pld, 0) + n
         if res_classes:
+            classes = self.classes_by_format.setdefault(fmt, {})
             class_plds = self.class_plds_by_format.setdefault(fmt, {})
-            for cls in res_classes:
-                class_plds.setdefault(cls, set()).add(pld)
+            for cls, k in res_classes.items():
+                classes[cls] = classes.get(cls, 0) + k
+                found = class_plds.get(cls)
+                if found is None:
+                    found = class_plds[cls] = set()
+                found.add(pld)
+        elif fmt not in self.classes_by_format:
+            self.classes_by_format[fmt] = {}
         if res_properties:
-            props = self.class_properties_by_format.setdefault(fmt, {})
+            by_class = self.class_properties_by_format.setdefault(fmt, {})
+            last, props = _NO_CLASS, {}
             for (cls, prop), k in res_properties.items():
-                _bump(props.setdefault(cls, {}), prop, k)
+                if cls != last:   # (a class's properties come together, in the order the entities were read)
+                    props = by_class.get(cls)
+                    if props is None:
+                        props = by_class[cls] = {}
+                    last = cls
+                props[prop] = props.get(prop, 0) + k
 
     def add_quality(self, pld: str, checks: dict) -> None:
         """One page's errors profile: format id -> (its lines, their :class:`~quadfleet.worker.quality.check.PageCheck`)."""

@@ -27,7 +27,7 @@ they add across inputs as the rest of :class:`~quadfleet.worker.output.stats.Fil
 from __future__ import annotations
 
 from ..quality.repair import NODE_PREFIX, repair_lines, repair_plan
-from ..quality.terms import class_term
+from ..quality.terms import MEMO, class_term
 from ..rdf.schemaorg import class_map
 
 SUBSET_FORMATS = ("html-embedded-jsonld", "html-microdata")
@@ -46,10 +46,29 @@ def repaired_configured(iri: str, cmap: dict[str, tuple[str, ...]]) -> tuple[str
     return found or None
 
 
-def entity_hits(results: dict, cmap: dict[str, tuple[str, ...]], repair: bool = False) -> dict[str, int]:
+def configured_of(iri: str | None, cmap: dict[str, tuple[str, ...]], repair: bool) -> tuple[str, ...] | None:
+    """The configured classes an entity of the class ``iri`` belongs to (None or empty: none); with ``repair``, a
+    misspelt class as the class it means."""
+    found = cmap.get(iri)
+    if found is None and repair and iri is not None:
+        found = repaired_configured(iri, cmap)
+    return found
+
+
+_UNSEEN = object()
+
+
+def entity_hits(results: dict, cmap: dict[str, tuple[str, ...]], repair: bool = False,
+                memo: dict | None = None) -> dict[str, int]:
     """Configured class -> entities of it (or of a subclass) on the page, from the extractors' typed subjects;
-    with ``repair``, a misspelt class counts as the class it means."""
+    with ``repair``, a misspelt class counts as the class it means. ``memo``: a dict kept by the caller for these
+    ``cmap`` and ``repair``, which remembers :func:`configured_of` per class IRI (a crawl repeats a few hundred)."""
     hits: dict[str, int] = {}
+    if memo is None:
+        memo = {}
+    elif len(memo) > MEMO:
+        memo.clear()
+    known = memo.get
     for fmt in SUBSET_FORMATS:
         res = results.get(fmt)
         if res is None or not res.types:
@@ -57,9 +76,9 @@ def entity_hits(results: dict, cmap: dict[str, tuple[str, ...]], repair: bool = 
         for classes in res.types.values():
             found = None
             for c in classes:
-                k = cmap.get(c)
-                if k is None and repair and c is not None:
-                    k = repaired_configured(c, cmap)
+                k = known(c, _UNSEEN)
+                if k is _UNSEEN:
+                    k = memo[c] = configured_of(c, cmap, repair)
                 if k:  # several types in one class (Restaurant and LocalBusiness): the entity counts once
                     found = k if found is None else {*found, *k}
             if found:
@@ -153,6 +172,7 @@ class ClassMembership:
         self.cmap = class_map(tuple(classes))
         self.stats: dict[str, dict[str, int]] = {}  # class -> {"pages", "entities", "quads"}
         self.plds: dict[str, set[str]] = {}         # class -> PLDs of its pages
+        self._configured: dict = {}                 # class IRI -> its configured classes (entity_hits' memo)
 
     def add_page(self, pld: str, results: dict, checks: dict | None = None) -> tuple[list[str], list[str]]:
         """Take one page's extraction results (format id -> FormatResult) and, with repairs on, their checks
@@ -160,7 +180,7 @@ class ClassMembership:
         whose order changes from process to process: sorted, a rerun writes the same page index), and the formats
         whose lines the subsets get repaired. The quads counted are those the class's dataset will hold for this
         page."""
-        hits = entity_hits(results, self.cmap, self.repair)
+        hits = entity_hits(results, self.cmap, self.repair, self._configured)
         if not hits:
             return [], []
         repaired, numbers = repaired_formats(checks, self.mode != "page") if self.repair else ({}, {})

@@ -18,13 +18,17 @@ class FormatWriters:
         self.files: dict[str, NQuadsFile] = {}
         self.lines: dict[str, int] = {}
 
-    def write(self, fmt: str, lines: list[str]) -> None:
+    def write(self, fmt: str, lines: list[str]) -> bytes:
+        """Append one page's lines of ``fmt``; the bytes written (before compression: the quality check searches
+        them rather than joining the lines again)."""
         out = self.files.get(fmt)
         if out is None:
             out = self.files[fmt] = NQuadsFile(self.scratch, f"{self.input_id}.{fmt}.", self.compression, self.level)
             self.lines[fmt] = 0
-        out.write("".join(lines).encode("utf-8"))
+        data = "".join(lines).encode("utf-8")
+        out.write(data)
         self.lines[fmt] += len(lines)
+        return data
 
     def close(self) -> dict[str, str]:
         """Finish every file; {format: scratch path}."""

@@ -6,10 +6,8 @@ from __future__ import annotations
 import gc
 import json
 import os
-import platform
 import re
 import time
-import uuid
 from collections import Counter
 from datetime import datetime, timezone
 from typing import Callable
@@ -18,7 +16,6 @@ from urllib.parse import urlsplit
 from ... import __version__
 from .. import native
 from ..archive.inputs import InputSpec
-from ..archive.ranges import SelectionReader
 from ..archive.records import iter_pages
 from ..archive.sources import CountingReader, open_stream
 from ..config import Config
@@ -31,14 +28,14 @@ from ..output.subsets import SUBSET_FORMATS
 from ..output.writers import FormatWriters
 from ..quality.check import check_results
 from .domains import PldCache, psl_info
-from .installed import dist_version
+from .installed import dist_version, python_version
 from .pagequads import run_page
 
 PROGRESS_EVERY = 50  # pages between progress callbacks
 
 
 def versions() -> dict:
-    out = {"quadfleet": __version__, "python": platform.python_version()}
+    out = {"quadfleet": __version__, "python": python_version()}
     for dist in ("turbohtml", "lxml", "PyLD", "warcio"):  # (turbohtml builds the DOM formats' tree)
         version = dist_version(dist)
         if version is not None:
@@ -117,6 +114,8 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
         stream = CountingReader(open_stream(spec.uri))
         pages = iter_pages(stream, counts, config.max_page_bytes)
     else:  # records chosen through an index: read by byte range
+        from ..archive.ranges import SelectionReader  # (only such runs load it)
+
         stream = SelectionReader(spec, counts, config.max_page_bytes)
         pages = stream.pages()
     pending = 0
@@ -129,18 +128,21 @@ def extract_input(spec: InputSpec, config: Config, writers: FormatWriters,
             fired, results = run_page(page, extractors, config)
             checks = None
             if fired:
+                written = {}   # format id -> its lines as written (joined, encoded): searched again by the check
+                triples = {}   # format id -> its lines (formats with none left out)
                 for fmt, res in results.items():
                     if res.lines:
-                        writers.write(fmt, res.lines)
+                        written[fmt] = writers.write(fmt, res.lines)
+                        triples[fmt] = len(res.lines)
                 if check_formats is not None and results:
-                    checks = check_results(results, check_formats)
+                    checks = check_results(results, check_formats, written)
                 classes = repaired = ()
-                if derived is not None and any(res.lines for res in results.values()):
+                if derived is not None and written:
                     classes, repaired = derived.add_page(page, host, pld, results,
                                                          checks if config.repair_subsets else None)
                 if index is not None:
                     index.add(page.url, page.offset, page.length, page.fetch_time, [ex.id for ex in fired],
-                              {fmt: len(res.lines) for fmt, res in results.items()}, classes, repaired)
+                              triples, classes, repaired)
             stats.add_page(host, pld, page, fired, results, config.repair_statistics and (
                 checks is None or any(check.misspelt for _, check in checks.values())))
             if checks and config.quality_profile:
@@ -219,7 +221,7 @@ def process_input(spec: InputSpec, store, config: Config,
     store.delete(error_key(spec.id))
     # The marker names the attempt that wrote it: a PUT whose answer was lost and that is sent again gets 412
     # from its own marker, and only its bytes tell it from another attempt's (a duplicate delivery).
-    marker = {"finished": doc["finished"], "worker": worker_name(), "attempt": uuid.uuid4().hex}
+    marker = {"finished": doc["finished"], "worker": worker_name(), "attempt": os.urandom(16).hex()}  # (uuid imports platform)
     if not store.put_marker(done_key(spec.id), json.dumps(marker).encode()):
         stats.committed_by_other = True  # another attempt committed first (duplicate delivery)
     return stats

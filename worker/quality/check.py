@@ -53,8 +53,10 @@ class PageCheck:
     classes: dict[str, list[str]] = field(default_factory=dict)   # subject -> its schema.org class keys
     schema_quads: int = 0    # quads with a schema.org class or property (what the errors are out of)
     repairable: bool = False  # a repair (:mod:`.repair`) would change a line
+    repair_at: list[int] = field(default_factory=list)   # the lines a repair changes, in order (a line may repeat)
     misspelt: bool = False    # a class or property is spelt so that a repair names it otherwise (namespace, case)
     repaired: tuple | None = None   # what repair.repair_lines made of these lines, once asked (for its next caller)
+    planned: tuple | None = None    # what repair's plan made of them (its lines, its repairs), once asked
 
     def class_keys(self, subject: str) -> list[str]:
         """The subject's schema.org classes ("" for an entity with none)."""
@@ -159,6 +161,7 @@ def _misspelt(out: PageCheck, term: Term, subject: str, line: int, prop: str, wr
         out.findings.append(Finding(kind, subject, line, prop, written))
     if term.rule is not None:
         out.repairable = out.misspelt = True
+        out.repair_at.append(line)
 
 
 def check_lines(lines: list[str], full: bool = True) -> PageCheck:
@@ -220,6 +223,7 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
                 findings.append(Finding(LITERAL_FOR_OBJECT, s, i, term.key, term.key))
                 if pred.node_repair:
                     out.repairable = True
+                    out.repair_at.append(i)
             elif full and (pred.match is not None or pred.gtin is not None):
                 lexical = lexical_form(rest)
                 if not (gtin_ok(pred.gtin, lexical) if pred.gtin is not None
@@ -257,15 +261,19 @@ def _check_domains(pending: list[tuple[str, _Predicate, int]], classes: dict[str
                                     f"{' '.join(sorted(have))} {pred.term.names[0]}"))
 
 
-def check_results(results: dict, formats: tuple[str, ...] | None = None) -> dict[str, tuple[list[str], PageCheck]]:
+def check_results(results: dict, formats: tuple[str, ...] | None = None,
+                  texts: dict[str, bytes] | None = None) -> dict[str, tuple[list[str], PageCheck]]:
     """Format id -> (its lines, their check) for a page's extraction results (format id -> anything with
     ``lines``), ``formats`` only if given. The microformats are not looked at (their vocabularies are fixed), nor
-    a format with no ``schema.org`` in its lines (most Open Graph RDFa): two searches of the joined text say so."""
+    a format with no ``schema.org`` in its lines (most Open Graph RDFa): two searches of the joined text say so,
+    of ``texts`` (format id -> the lines joined and UTF-8 encoded, as the writers wrote them) where it has the
+    format, else of the lines joined here."""
     out = {}
     for fmt, res in results.items():
         lines = res.lines
         if lines and (formats is None or fmt in formats) and not fmt.startswith(MICROFORMATS):
-            if _names_schema_org(lines):
+            text = texts.get(fmt) if texts is not None else None
+            if _names_schema_org(lines) if text is None else (b"chema.org" in text or b"CHEMA.ORG" in text):
                 out[fmt] = (lines, check_lines(lines))
     return out
 
@@ -273,7 +281,8 @@ def check_results(results: dict, formats: tuple[str, ...] | None = None) -> dict
 def _names_schema_org(lines: list[str]) -> bool:
     """Whether the joined lines hold ``chema.org`` or ``CHEMA.ORG`` (http://Schema.org/ is schema.org too). The
     first line is looked at first: where it holds one (most JSON-LD and microdata), the page's text is not
-    joined (a substring of a line is one of the text)."""
+    joined (a substring of a line is one of the text). (Their UTF-8 bytes hold the same ASCII substrings: what
+    :func:`check_results` searches when it has them.)"""
     first = lines[0]
     if "chema.org" in first or "CHEMA.ORG" in first:
         return True

@@ -28,8 +28,12 @@ def rule_counts(lines: list[str], check: PageCheck) -> dict[str, int]:
 
 
 def count_page(stats, fmt: str, pld: str, lines: list[str], check: PageCheck) -> None:
-    """Add one page's check of one format to ``stats`` (anything with the :data:`TABLES` attributes)."""
-    checked = stats.quality_checked.setdefault(fmt, {"entities": 0, "quads": 0})
+    """Add one page's check of one format to ``stats`` (anything with the :data:`TABLES` attributes). (Its tables
+    are looked up with ``get`` rather than ``setdefault``, which makes an empty dict on every call: a page with
+    images has a finding per width and height.)"""
+    checked = stats.quality_checked.get(fmt)
+    if checked is None:
+        checked = stats.quality_checked[fmt] = {"entities": 0, "quads": 0}
     checked["entities"] += len(check.classes)
     checked["quads"] += check.schema_quads
     if not check.findings:
@@ -39,8 +43,9 @@ def count_page(stats, fmt: str, pld: str, lines: list[str], check: PageCheck) ->
     props = stats.quality_properties.setdefault(fmt, {})
     plds = stats.quality_plds.setdefault(pld, {})
     terms = stats.quality_terms
+    classes_of = check.classes.get
     entities: set[tuple[str, str]] = set()
-    for f in check.findings:   # (the counts written out: a page with images has a finding per width and height)
+    for f in check.findings:
         kind = f.kind
         err = errors.get(kind)
         if err is None:
@@ -49,13 +54,19 @@ def count_page(stats, fmt: str, pld: str, lines: list[str], check: PageCheck) ->
         if (kind, f.subject) not in entities:
             entities.add((kind, f.subject))
             err["entities"] += 1
-        for cls in check.classes.get(f.subject) or ("",):
-            table = classes.setdefault(cls, {})
+        for cls in classes_of(f.subject) or ("",):
+            table = classes.get(cls)
+            if table is None:
+                table = classes[cls] = {}
             table[kind] = table.get(kind, 0) + 1
-        table = props.setdefault(f.prop, {})
+        table = props.get(f.prop)
+        if table is None:
+            table = props[f.prop] = {}
         table[kind] = table.get(kind, 0) + 1
         plds[kind] = plds.get(kind, 0) + 1
-        table = terms.setdefault(kind, {})
+        table = terms.get(kind)
+        if table is None:
+            table = terms[kind] = {}
         table[f.term] = table.get(f.term, 0) + 1
     if check.repairable:
         rules = stats.repairs.setdefault(fmt, {})

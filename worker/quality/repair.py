@@ -153,8 +153,8 @@ def class_repair(o: str) -> int:
 
 def repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
     """The page's lines with every repair made (``lines`` itself when none applies), and the repairs made.
-    ``check``: :func:`.check.check_lines` of the lines (``full=False`` is enough): only the lines it found an
-    error on are looked at."""
+    ``check``: :func:`.check.check_lines` of the lines (``full=False`` is enough): only the lines it found a
+    repair for (its ``repair_at``) are looked at."""
     if not check.repairable:
         return lines, []
     if check.repaired is None:
@@ -170,14 +170,17 @@ def repair_plan(lines: list[str], check: PageCheck) -> tuple[int, list[Repair]]:
         return len(lines), []
     if check.repaired is not None:
         return len(check.repaired[0]), check.repaired[1]
-    new: list = []
-    done = _plan(lines, check, new)
+    new, done = _plan(lines, check)
     if not done:
         return len(lines), []
     changed = {r.line for r in done}
-    written = {x for x in new if x is not None}   # the repaired lines that may equal another line
-    kept = {x for i, x in enumerate(lines) if i not in changed}
-    return len(kept | written) + sum(x is None for x in new), done
+    kept = set(lines)
+    if len(kept) == len(lines):   # (no line twice, the usual case: the changed lines' texts are theirs alone)
+        kept.difference_update([lines[i] for i in changed])
+    else:
+        kept = {x for i, x in enumerate(lines) if i not in changed}
+    kept.update(x for x in new if x is not None)   # the repaired lines, which may equal another line
+    return len(kept) + new.count(None), done
 
 
 def planned_repairs(lines: list[str], check: PageCheck) -> list[Repair]:
@@ -187,26 +190,29 @@ def planned_repairs(lines: list[str], check: PageCheck) -> list[Repair]:
         return []
     if check.repaired is not None:
         return check.repaired[1]
-    return _plan(lines, check, [])
+    return _plan(lines, check)[1]
 
 
-def _plan(lines: list[str], check: PageCheck, new: list) -> list[Repair]:
-    """The repairs of the lines ``check`` found an error on, in line order; the lines they become go to ``new``
-    (None for each line of a node made for a literal)."""
-    done: list[Repair] = []
-    for i in sorted({f.line for f in check.findings}):
-        fixed = repair_line(lines[i], i, nodes=False)
-        if fixed is not None:
-            new += fixed[0]
-            done += fixed[1]
-    return done
+def _plan(lines: list[str], check: PageCheck) -> tuple[list, list[Repair]]:
+    """The lines the repairs of ``check``'s lines become (None for each line of a node made for a literal) and
+    those repairs, in line order. Made once per check (kept in it): the subsets and the statistics both ask."""
+    if check.planned is None:
+        new: list = []
+        done: list[Repair] = []
+        for i in dict.fromkeys(check.repair_at):
+            fixed = repair_line(lines[i], i, nodes=False)
+            if fixed is not None:
+                new += fixed[0]
+                done += fixed[1]
+        check.planned = (new, done)
+    return check.planned
 
 
 def _repair_lines(lines: list[str], check: PageCheck) -> tuple[list[str], list[Repair]]:
     out: list[str] = []
     done: list[Repair] = []
     at = 0
-    for i in sorted({f.line for f in check.findings}):
+    for i in dict.fromkeys(check.repair_at):
         fixed = repair_line(lines[i], i)
         if fixed is None:
             continue

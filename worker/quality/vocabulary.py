@@ -37,7 +37,7 @@ class PropertyInfo:
         """A Quantity (Distance, Duration, Energy, Mass) is in the range: schema.org's own examples write those as
         text (``"PT30M"``, ``"5 cm"``), so a literal there is flagged but not made a node (a node *named* "PT30M"
         would say less than the text)."""
-        return any("Quantity" in _ancestors(c) for c in self.range_classes)
+        return _holds_quantity(self.range_classes)
 
     @property
     def objects_only(self) -> bool:
@@ -70,6 +70,12 @@ class Vocabulary:
             if "Role" in above or not above.isdisjoint(prop.domain):
                 return True
         return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _holds_quantity(range_classes: tuple[str, ...]) -> bool:
+    """:attr:`PropertyInfo.quantity`, remembered per range (each literal a repair makes a node of asks)."""
+    return any("Quantity" in _ancestors(c) for c in range_classes)
 
 
 @functools.lru_cache(maxsize=4096)
