@@ -138,23 +138,40 @@ static PyObject *escaped(PyObject *value, Py_ssize_t first) {
 static PyObject *s_quote, *s_at, *s_caret, *s_space, *s_end;  /* '"', '"@', '"^^', ' ', ' .\n' */
 
 /* The parts joined in one string (PyUnicode_FromFormat parses its format and grows a writer: about twice
- * the time, for lines that are nearly all ASCII). */
+ * the time, for lines that are nearly all ASCII). Nearly every line is all Latin-1: copied byte by byte where a
+ * part is short (the spaces and quotes between terms; a call to memcpy costs more than the copy). */
 static PyObject *join(PyObject *const *parts, int n) {
     Py_ssize_t len = 0;
     Py_UCS4 maxchar = 0;
     for (int i = 0; i < n; i++) {
         len += PyUnicode_GET_LENGTH(parts[i]);
-        Py_UCS4 m = PyUnicode_MAX_CHAR_VALUE(parts[i]);
-        if (m > maxchar) maxchar = m;
+        if (!PyUnicode_IS_ASCII(parts[i])) {
+            Py_UCS4 m = PyUnicode_MAX_CHAR_VALUE(parts[i]);
+            if (m > maxchar) maxchar = m;
+        }
     }
-    PyObject *out = PyUnicode_New(len, maxchar);
+    PyObject *out = PyUnicode_New(len, maxchar ? maxchar : 127);
     if (out == NULL) return NULL;
+    if (maxchar < 256) {  /* (every part then of the 1-byte kind too) */
+        Py_UCS1 *to = PyUnicode_1BYTE_DATA(out);
+        for (int i = 0; i < n; i++) {
+            Py_ssize_t k = PyUnicode_GET_LENGTH(parts[i]);
+            const Py_UCS1 *from = PyUnicode_1BYTE_DATA(parts[i]);
+            if (k <= 8) {
+                for (Py_ssize_t j = 0; j < k; j++) to[j] = from[j];
+            } else {
+                memcpy(to, from, (size_t)k);
+            }
+            to += k;
+        }
+        return out;
+    }
+    int kind = PyUnicode_KIND(out);
     Py_ssize_t at = 0;
     for (int i = 0; i < n; i++) {
         Py_ssize_t k = PyUnicode_GET_LENGTH(parts[i]);
-        if (PyUnicode_KIND(parts[i]) == PyUnicode_KIND(out)) {
-            memcpy((char *)PyUnicode_DATA(out) + at * PyUnicode_KIND(out), PyUnicode_DATA(parts[i]),
-                   (size_t)(k * PyUnicode_KIND(out)));
+        if (PyUnicode_KIND(parts[i]) == kind) {
+            memcpy((char *)PyUnicode_DATA(out) + at * kind, PyUnicode_DATA(parts[i]), (size_t)(k * kind));
         } else if (PyUnicode_CopyCharacters(out, at, parts[i], 0, k) < 0) {
             Py_DECREF(out);
             return NULL;
@@ -249,17 +266,35 @@ static PyObject *term(PyObject *cache, PyObject *t, PyObject *prefix) {
     return bad < 0 ? NULL : out;
 }
 
+/* Whether the predicate ``p`` starts with one of NOISE_NAMESPACES (p.startswith(NOISE_NAMESPACES)), -1 with an
+ * error: compared in place where the two are of one kind (PyUnicode_Tailmatch, two calls a line, cost about
+ * a tenth of the line's making). */
+static Py_ssize_t noisy(PyObject *p) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(p);
+    int kind = PyUnicode_KIND(p);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(noise); i++) {
+        PyObject *pre = PyTuple_GET_ITEM(noise, i);
+        Py_ssize_t hit;
+        if (PyUnicode_CheckExact(pre) && PyUnicode_KIND(pre) == kind) {
+            Py_ssize_t k = PyUnicode_GET_LENGTH(pre);
+            hit = k <= n && memcmp(PyUnicode_DATA(p), PyUnicode_DATA(pre), (size_t)(k * kind)) == 0;
+        } else {
+            hit = PyUnicode_Tailmatch(p, pre, 0, PY_SSIZE_T_MAX, -1);
+        }
+        if (hit) return hit;  /* (1, or -1 with an error) */
+    }
+    return 0;
+}
+
 /* Serializer.line's answer for (s, p, o) from cached terms (a new reference), Py_None (a new reference) where
  * Python must decide, or NULL with an error set. */
 static PyObject *make_line(PyObject *cache, PyObject *graph, PyObject *prefix, PyObject *s, PyObject *p, PyObject *o,
                            int keep_all) {
     if ((PyObject *)Py_TYPE(p) != iri_type || (PyObject *)Py_TYPE(s) == literal_type) Py_RETURN_NONE;
     if (!keep_all) {
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(noise); i++) {
-            Py_ssize_t hit = PyUnicode_Tailmatch(p, PyTuple_GET_ITEM(noise, i), 0, PY_SSIZE_T_MAX, -1);
-            if (hit < 0) return NULL;
-            if (hit) Py_RETURN_NONE;
-        }
+        Py_ssize_t hit = noisy(p);
+        if (hit < 0) return NULL;
+        if (hit) Py_RETURN_NONE;
     }
     PyObject *st = term(cache, s, prefix);
     PyObject *pt = st != NULL ? term(cache, p, prefix) : NULL;
