@@ -68,16 +68,14 @@ def full_context() -> dict:
         return json.load(f)
 
 
-def _is_plain(term: str, definition) -> bool:
-    """True if the definition only maps ``term`` to ``schema:term``, which ``@vocab`` already does."""
-    return type(definition) is dict and len(definition) == 1 and definition.get("@id") == "schema:" + term
-
-
 @functools.lru_cache(maxsize=None)
 def reduced_context() -> dict:
-    """The schema.org context without the terms that only repeat what ``@vocab`` does."""
+    """The schema.org context without the terms that only repeat what ``@vocab`` does: those whose definition only
+    maps the term to ``schema:term``. (The test is written out: a call per term, 2,700 of them at every start-up,
+    was a quarter of the time.)"""
     terms = full_context()["@context"]
-    return {"@context": {k: v for k, v in terms.items() if not _is_plain(k, v)}}
+    return {"@context": {k: v for k, v in terms.items()
+                         if not (type(v) is dict and len(v) == 1 and v.get("@id") == "schema:" + k)}}
 
 
 def _make_loader(document):

@@ -13,6 +13,7 @@ into floats, so the output would depend on whether it is installed.
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -30,8 +31,10 @@ class TooDeep(InvalidJSON):
 
 _DECODER = json.JSONDecoder(strict=False)  # strict=False: raw control characters inside strings are kept
 
+# The patterns of the repair pass are compiled at its first use (:func:`_patterns`), not at start-up: they only
+# serve blocks that are not JSON, and compiling them took a millisecond of every process's start.
 # Tokens outside strings. Order matters: comments and wrappers before punctuation and atoms.
-_TOKEN = re.compile(r"""
+_TOKEN = (r"""
     (?P<str>"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z))            # a JSON string (may run to the end: then invalid)
   | (?P<sq>'[^'\\\n]*(?:\\.[^'\\\n]*)*')                # a JavaScript single-quoted string
   | (?P<skip>//[^\n\r]*|/\*.*?(?:\*/|\Z)|\#[^\n\r]*     # JS (and shell-style) comments
@@ -46,10 +49,17 @@ _TOKEN = re.compile(r"""
   | (?P<other>.)                                         # a stray character: left for the parser to refuse
 """, re.S | re.X)
 # Escapes JSON does not have but JavaScript does: \xHH, a backslash-newline continuation, \' and friends.
-_BAD_ESCAPE = re.compile(r"""\\(?:x([0-9A-Fa-f]{2})|(\r\n|[\n\r\u2028\u2029])|(u)(?![0-9A-Fa-f]{4})|([^"\\/bfnrtu]))""")
-_BRACKET = re.compile(r"[{\[]")
-_SQ_PART = re.compile(r"""\\(.)|(")""", re.S)
-_SEPARATORS = re.compile(r"[\s,;\ufeff]*")
+_BAD_ESCAPE = r"""\\(?:x([0-9A-Fa-f]{2})|(\r\n|[\n\r\u2028\u2029])|(u)(?![0-9A-Fa-f]{4})|([^"\\/bfnrtu]))"""
+_BRACKET = r"[{\[]"
+_SQ_PART = (r"""\\(.)|(")""", re.S)
+_SEPARATORS = r"[\s,;\ufeff]*"
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+    """(token, bad escape, bracket, single-quoted part, separators), compiled once per process."""
+    return (re.compile(*_TOKEN), re.compile(_BAD_ESCAPE), re.compile(_BRACKET), re.compile(*_SQ_PART),
+            re.compile(_SEPARATORS))
 
 
 def _fix_escape(m: re.Match) -> str:
@@ -63,7 +73,7 @@ def _fix_escape(m: re.Match) -> str:
 
 
 def _fix_string(token: str) -> str:
-    return _BAD_ESCAPE.sub(_fix_escape, token) if "\\" in token else token
+    return _patterns()[1].sub(_fix_escape, token) if "\\" in token else token
 
 
 def _sq_part(m: re.Match) -> str:
@@ -74,7 +84,7 @@ def _sq_part(m: re.Match) -> str:
 
 def _single_quoted(token: str) -> str:
     """A JS ``'...'`` string as a JSON string."""
-    return '"' + _fix_string(_SQ_PART.sub(_sq_part, token[1:-1])) + '"'
+    return '"' + _fix_string(_patterns()[3].sub(_sq_part, token[1:-1])) + '"'
 
 
 def repair(text: str) -> str:
@@ -90,8 +100,10 @@ def repair(text: str) -> str:
     pos = 0
     end = len(text)
     close = bracket = -1  # where the next "-->" and the next "{" or "[" are, once looked for
+    patterns = _patterns()
+    token_at, bracket_in = patterns[0].match, patterns[2].search
     while pos < end:
-        m = _TOKEN.match(text, pos)
+        m = token_at(text, pos)
         pos = m.end()
         kind = m.lastgroup
         if kind == "html":
@@ -102,7 +114,7 @@ def repair(text: str) -> str:
                 if close < 0:
                     close = end
             if bracket < pos:
-                found = _BRACKET.search(text, pos)
+                found = bracket_in(text, pos)
                 bracket = found.start() if found else end
             if close < end and bracket > close:
                 pos = close + 3
@@ -146,7 +158,8 @@ def _decode_values(text: str) -> list:
     Raises InvalidJSON if not even the first value parses.
     """
     values = []
-    pos = _SEPARATORS.match(text).end()
+    skip = _patterns()[4].match
+    pos = skip(text).end()
     end = len(text)
     while pos < end:
         try:
@@ -156,7 +169,7 @@ def _decode_values(text: str) -> list:
                 break  # keep the complete values before trailing garbage (e.g. a truncated page)
             raise InvalidJSON("not JSON, even after repair") from None
         values.append(value)
-        pos = _SEPARATORS.match(text, pos).end()
+        pos = skip(text, pos).end()
     return values
 
 
