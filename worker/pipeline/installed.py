@@ -47,7 +47,12 @@ def _first_records(path: tuple[str, ...]) -> dict[str, tuple[str, str]]:
 def python_version() -> str:
     """``platform.python_version()``: the version that leads ``sys.version``, a missing micro number as 0;
     without importing platform, whose regular expressions take 1-2 ms of a start that needs nothing else of it."""
-    version = _VERSION.match(sys.version).group()
+    m = _VERSION.match(sys.version)
+    if m is None:  # (a build whose sys.version does not lead with it: platform knows the other forms)
+        import platform
+
+        return platform.python_version()
+    version = m.group()
     return f"{version}.0" if version.count(".") == 1 else version
 
 
