@@ -198,8 +198,8 @@ class FileStats:
             self.pages_head_parsed += 1
 
     def _add_format(self, fmt: str, host: str, pld: str, res, repair: bool) -> None:
-        """One format's triples on one page. (Written out, not through :func:`_bump`: a call per class and per
-        (class, property) was most of a page's statistics.)"""
+        """One format's triples on one page. (The loops over classes and (class, property) pairs written out, not
+        through :func:`_bump`: a call per class and per pair was most of a page's statistics.)"""
         res_classes, res_properties = res.classes, res.properties
         if repair and (res_classes or res_properties):
             res_classes, res_properties = _repaired_counts(res_classes, res_properties)
@@ -207,20 +207,11 @@ class FileStats:
         _bump(self.pages_with_triples_by_format, fmt)
         _bump(self.triples_by_format, fmt, n)
         _bump(self.typed_entities_by_format, fmt, res.typed_entities)
-        table = self.hosts_with_triples_by_format.get(fmt)
-        if table is None:
-            table = self.hosts_with_triples_by_format[fmt] = {}
-        table[host] = table.get(host, 0) + 1
-        table = self.plds_with_triples_by_format.get(fmt)
-        if table is None:
-            table = self.plds_with_triples_by_format[fmt] = {}
-        table[pld] = table.get(pld, 0) + 1
-        table = self.pld_triples_by_format.get(fmt)
-        if table is None:
-            table = self.pld_triples_by_format[fmt] = {}
-        table[pld] = table.get(pld, 0) + n
+        classes = self.classes_by_format.setdefault(fmt, {})
+        _bump(self.hosts_with_triples_by_format.setdefault(fmt, {}), host)
+        _bump(self.plds_with_triples_by_format.setdefault(fmt, {}), pld)
+        _bump(self.pld_triples_by_format.setdefault(fmt, {}), pld, n)
         if res_classes:
-            classes = self.classes_by_format.setdefault(fmt, {})
             class_plds = self.class_plds_by_format.setdefault(fmt, {})
             for cls, k in res_classes.items():
                 classes[cls] = classes.get(cls, 0) + k
@@ -228,8 +219,6 @@ class FileStats:
                 if found is None:
                     found = class_plds[cls] = set()
                 found.add(pld)
-        elif fmt not in self.classes_by_format:
-            self.classes_by_format[fmt] = {}
         if res_properties:
             by_class = self.class_properties_by_format.setdefault(fmt, {})
             last, props = _NO_CLASS, {}
