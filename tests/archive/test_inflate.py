@@ -86,3 +86,123 @@ def test_kept_members_read_as_slices_of_the_member_on_common_crawl_members():
             check_member(data, start, len(data), size, rng, cuts=5)
             checked += 1
     assert checked > 50
+
+
+# A member's usual headers read in C (``Inflated.fields``, under fastwarc_reader._read_whole) against their
+# definition: parse_header (and _read_record, the whole reading of the record) on the same bytes.
+
+def random_line(rng: random.Random, names) -> bytes:
+    name = rng.choice(names)
+    name = bytes(c ^ 32 if rng.random() < 0.3 and chr(c).isalpha() else c for c in name)  # odd casing
+    sep = rng.choice((b": ", b":", b" : ", b"\t:\t", b"  :", b" ", b"::"))
+    value = rng.choice((b"x", b"", b" v a l ", b"\x1cv\x0b", b"caf\xc3\xa9", b"caf\xe9", b"a:b", b"\xc2\xa0",
+                        b"<https://ex.com/a b>", b"http://ex.com/", b"https://e.com/ x", b"<>", b"text/html",
+                        b"TEXT/HTML ; charset=x", b"text/plain", b"application/XHTML+xml", b";text/html", b"text/htm",
+                        b"chunked", b"gzip", b"response", b"request",
+                        b"revisit", b"warcinfo", b"12", b"0012", b"+12", b"1_2", b"-1", b"z" * rng.choice((10, 5000))))
+    line = name + sep + value
+    if rng.random() < 0.04:
+        line += rng.choice((b"\r\n folded", b"\n\tfolded", b"\r\n \r"))
+    return line
+
+
+WARC_NAMES = (b"WARC-Type", b"Content-Length", b"WARC-Target-URI", b"WARC-Truncated", b"WARC-Record-ID",
+              b"WARC-Date", b"WARC-Target-URIs", b"X-Other", b"Content-Type", b"WARC-Type-X")
+HTTP_NAMES = (b"Content-Type", b"Transfer-Encoding", b"Content-Encoding", b"Content-Length", b"X-Other",
+              b"Content-Types", b"Server")
+
+
+def random_header(rng: random.Random, status: bytes, names, wanted: dict) -> bytes:
+    eol = rng.choice((b"\r\n",) * 6 + (b"\n", b"\r\r\n"))
+    lines = [random_line(rng, names) for _ in range(rng.randrange(8))]
+    lines += [name + b": " + value for name, value in wanted.items() if rng.random() < 0.95]
+    rng.shuffle(lines)
+    end = rng.choice((eol,) * 8 + (b" \t" + eol, b"\x1c" + eol, b"\x0b\n", b""))
+    return status + eol.join(lines) + eol + end
+
+
+def random_record(rng: random.Random) -> bytes:
+    body = rng.choice((b"<html><p>page</p></html>", b"", b"x" * rng.choice((1, 9000, 70000)), b"\r\n\r\n<a>"))
+    http_status = rng.choice((b"HTTP/1.1 200 OK\r\n",) * 8 + (b"HTTP/1.1 200 \xc3\xa9\r\n", b"\r\n", b" \r\n",
+                                                              b"HTTP/1.1 200 OK", b"x" * 5000 + b"\r\n"))
+    http = random_header(rng, http_status, HTTP_NAMES, {b"Content-Type": rng.choice((b"text/html", b"image/png"))})
+    block = http + body if rng.random() < 0.9 else body
+    status = rng.choice((b"WARC/1.0\r\n",) * 6 + (b"WARC/1.1\r\n", b"WARC/1.0\n", b"warc/1.0\r\n", b"WARC/0.17\r\n",
+                                                  b"\r\n", b"HTTP/1.1 200\r\n"))
+    length = str(len(block) + rng.choice((0,) * 12 + (-1, 1, 5000))).encode()
+    length = rng.choice((length,) * 10 + (b"00" + length, b"+" + length, b"1_0", b"", b"x"))
+    uri = rng.choice((b"https://ex.com/", b"http://ex.com/a", b"<https://ex.com/a b>", b"ftp://x", b"http://a b c"))
+    rtype = rng.choice((b"response",) * 6 + (b"request", b"revisit", b"warcinfo", b"Response"))
+    header = random_header(rng, status, WARC_NAMES, {b"WARC-Type": rtype, b"WARC-Target-URI": uri,
+                                                    b"Content-Length": length, b"WARC-Record-ID": b"<urn:x>"})
+    return header + block + rng.choice((b"\r\n\r\n",) * 8 + (b"", b"\r\n", b" \t\x0b\x0c\r\n", b"junk", b"\x1c"))
+
+
+def read_both(record: bytes, limit: int):
+    """(_read_record's reading, _read_whole's) of the member of ``record`` inflated whole: each a tuple of every
+    field of the _Pending and of its page, or the exception raised."""
+    from quadfleet.worker.archive import fastwarc_reader
+
+    def reading(read) -> tuple:
+        one = gzip.compress(record, mtime=0)
+        held, used = INFLATE.module.kept(one, 0, len(one), len(record))
+        try:
+            p = read(None, None, 0, True, limit, (held, used))
+        except Exception as exc:
+            return ("raised", type(exc).__name__)
+        page = p.page and tuple(getattr(p.page, f) for f in ("url", "body", "content_type", "record_id",
+                                                            "fetch_time", "offset", "length"))
+        return p.start, p.hdr_len, p.length, dict(p.delta), page, p.member
+
+    return reading(fastwarc_reader._read_record), reading(fastwarc_reader._read_whole)
+
+
+def python_fields(record: bytes, max_record: int):
+    """What ``fields`` answers where it answers, by parse_header and Fields.target_uri (as _read_record reads)."""
+    from quadfleet.worker.archive.fastwarc_reader import MAX_LINE, WARC_TYPES
+    from quadfleet.worker.archive.headers import HTTP_WANTED, WARC_WANTED, parse_header
+    from quadfleet.worker.archive.pages import is_html
+
+    warc, hdr_len = parse_header(record, len(record), True, WARC_WANTED, WARC_TYPES)
+    uri, length = warc.target_uri(), int(warc.get_header("Content-Length"))
+    http, http_len, html = None, 0, False
+    if warc.get_header("WARC-Type") == "response" and length and uri.startswith(("http:", "https:")):
+        data = record[hdr_len:hdr_len + min(length, 8192)]
+        fields, http_len = parse_header(data, len(data), len(data) == length, HTTP_WANTED, None, MAX_LINE)
+        http, html = list(fields.first.items()), is_html(fields.get_header("Content-Type"))
+    return hdr_len, length, list(warc.first.items()), warc.uris, http_len, http, html
+
+
+def check_fields(record: bytes, limit: int = 100_000) -> bool:
+    """Whether ``fields`` read the record (else _read_record does); either way both read it alike."""
+    reference, fast = read_both(record, limit)
+    assert fast == reference, record[:300]
+    one = gzip.compress(record, mtime=0)
+    got = INFLATE.module.kept(one, 0, len(one), len(record))[0].fields(16 << 20)
+    if got is None:
+        return False
+    hdr_len, length, warc, uris, http_len, http, html = got
+    http = None if http is None else list(http.items())
+    assert (hdr_len, length, list(warc.items()), uris, http_len, http, html) == python_fields(record, 16 << 20), \
+        record[:300]
+    return True
+
+
+def test_fields_in_c_read_random_records_as_python_does():
+    rng = random.Random(4343)
+    read_in_c = sum(check_fields(random_record(rng), rng.choice((100_000, 30))) for _ in range(3000))
+    assert 300 < read_in_c < 2700  # both paths taken, often
+
+
+def test_fields_in_c_read_common_crawl_records_as_python_does():
+    paths = sorted(p for p in corpus_path("warc-commoncrawl").iterdir() if p.name.endswith(".warc.gz"))
+    read_in_c = checked = 0
+    for path in paths[:4]:
+        data = path.read_bytes()
+        for start, end, _ in members(data)[:300]:
+            record = zlib.decompress(data[start:end], 16 + zlib.MAX_WBITS)
+            read_in_c += check_fields(record)
+            checked += 1
+            for cut in (len(record) - 5, len(record) // 2, 900):  # truncated: the block, or inside a header
+                check_fields(record[:cut])
+    assert checked > 50 and read_in_c > checked * 0.9

@@ -7,7 +7,9 @@ ends quietly inside a member cut short, parses some header lines differently). S
 where records are; each record is checked to be what warcio makes of the same bytes, else warcio reads:
 
 * Headers are parsed from the record's own bytes by headers.parse_header, warcio's parser transcribed;
-  in a gzip WARC the WARC header is inflated here from the start of the record's member.
+  in a gzip WARC the WARC header is inflated here from the start of the record's member. Of a member inflated
+  whole, the usual record (plain ASCII headers, ...) is read in C by ``_inflate``'s ``fields``, parse_header's
+  usual path and _read_record's checks written again (_read_whole; the tests hold it to _read_record).
 * gzip: the record must be its member, alone. Where the inflate accelerator runs (libdeflate), each member
   up to ``WHOLE_MAX`` bytes is inflated here whole, in one call that says where it ends
   (:func:`.gzip_members.whole_member`), into a bytes object that becomes the page's body (headers are read
@@ -48,7 +50,7 @@ from collections import Counter
 from fastwarc.warc import ArchiveIterator as FastIterator
 
 from .gzip_members import member_at, member_start, whole_member
-from .headers import HTTP_WANTED, WARC_WANTED, HeaderIncomplete, NotAsWarcio, parse_header
+from .headers import HTTP_WANTED, WARC_WANTED, HeaderIncomplete, LowerFields, NotAsWarcio, parse_header
 from .pages import HEADER_LINE, is_html, record_page
 from .tap import BLOCK, HARD_CAP, MAX_RECORD, READ, Resume, Tap
 
@@ -139,7 +141,7 @@ def _fast_run(tap, pos: int, fmt: str, counts: Counter, limit: int, trace):
             end = rec if type(rec) is int else rec.stream_pos
             if end != keep if pending is None else not _ends_at(tap, pending, end, gz):
                 return keep
-            record = _guard(trace, _read_record, tap, rec, end, gz, limit, whole)
+            record = _guard(trace, _read_record if whole is None else _read_whole, tap, rec, end, gz, limit, whole)
             if record is None or record is _FAILED or tap.error is not None:
                 # warcio reads on from this next record; or from the pending one, unless this one
                 # starts with a WARC header (which _ends_at counts on).
@@ -182,7 +184,7 @@ def _guard(trace, func, *args):
 
 class _Pending:
     """A record read but not committed: its counts and page, and what is known of where it ends
-    (``member``: its gzip member's length, if inflated here whole)."""
+    (``member``: its gzip member's length, if inflated here whole; else ``head``, its WARC header's bytes)."""
     __slots__ = ("start", "hdr_len", "length", "head", "delta", "page", "member")
 
     def __init__(self, *fields):
@@ -238,6 +240,24 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[object
     page = record_page(rtype, rec_headers, http_headers, lambda: body if len(body) <= limit else None,
                        delta, limit, start)
     return _Pending(start, hdr_len, length, head[:hdr_len], delta, page, member)
+
+
+def _read_whole(tap, rec, start: int, gz: bool, limit: int, whole: tuple[object, int]) -> _Pending:
+    """_read_record of a member inflated whole, its usual headers read in C (``Inflated.fields``: the regexes,
+    copies and calls of parse_header's usual path were most of the Python time per record); _read_record, the
+    definition, reads every other record (the tests hold them equal)."""
+    held = whole[0]
+    got = held.fields(MAX_RECORD)
+    if got is None:
+        return _read_record(tap, rec, start, gz, limit, whole)
+    hdr_len, length, warc, _, http_len, http, html = got  # (warc: its target URI fixed, as target_uri() leaves it)
+    body = held.take(hdr_len + http_len, hdr_len + min(length, http_len + limit + 1)) if html else None
+    if http is not None:
+        http = LowerFields(http)
+    delta = _Delta()
+    page = record_page(warc.get("warc-type"), LowerFields(warc), http, lambda: body if len(body) <= limit else None,
+                       delta, limit, start)
+    return _Pending(start, hdr_len, length, None, delta, page, whole[1])
 
 
 def _warc_header(tap, start: int, gz: bool, whole: tuple[object, int] | None):

@@ -41,8 +41,8 @@ def whole_member(tap, start: int, trace) -> tuple[object, int] | None:
     tried, up to WHOLE_TRIES."""
     if not INFLATE.active:
         return None
-    flags = tap.get(start + 3, start + 4)
-    if flags and flags[0] & 0x02:  # FHCRC
+    tap.fill(start + 4)
+    if len(tap.buf) > start + 3 - tap.start and tap.buf[start + 3 - tap.start] & 0x02:  # FHCRC
         return None
     at, tries = start + 20, 0  # (the shortest member: a 10-byte header, an empty block, the 8-byte trailer)
     while True:

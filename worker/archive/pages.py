@@ -29,35 +29,37 @@ def record_page(rtype, rec, http_headers, read_body, counts: Counter, max_page_b
                 offset: int) -> Page | None:
     """Count one record; its Page (``length`` still unset) if it is an HTML response.
 
-    ``rec``/``http_headers``: warcio's header objects (or None); ``read_body()``: the HTTP body, at most
-    ``max_page_bytes`` bytes, or None if there are more. Shared by both readers so they count alike.
+    ``rec``/``http_headers``: warcio's header objects (or None), or any with its get_header; asked for names in
+    lower case, which warcio's get_header lower-cases all the same (so headers.LowerFields answers without a
+    call of its own); ``read_body()``: the HTTP body, at most ``max_page_bytes`` bytes, or None if there are more.
+    Shared by both readers so they count alike.
     """
     counts["records"] += 1
     counts[f"record:{rtype}"] += 1
     if rtype != "response" or http_headers is None:
         return None
-    content_type = http_headers.get_header("Content-Type")
+    content_type = http_headers.get_header("content-type")
     if not is_html(content_type):
         counts["non_html_responses"] += 1
         return None
     counts["html_pages"] += 1
-    if rec.get_header("WARC-Truncated"):
+    if rec.get_header("warc-truncated"):
         counts["truncated"] += 1
     raw = read_body()
     if raw is None:
         counts["page-too-large"] += 1
         return None
     try:
-        body, problem = decode_body(raw, http_headers.get_header("Transfer-Encoding"),
-                                    http_headers.get_header("Content-Encoding"), max_page_bytes)
+        body, problem = decode_body(raw, http_headers.get_header("transfer-encoding"),
+                                    http_headers.get_header("content-encoding"), max_page_bytes)
     except BodyTooLarge:
         counts["page-too-large"] += 1
         return None
     if problem:
         counts[problem] += 1
-    url = (rec.get_header("WARC-Target-URI") or "").strip()
+    url = (rec.get_header("warc-target-uri") or "").strip()
     if url.startswith("<") and url.endswith(">"):  # WARC 1.0 draft style
         url = url[1:-1]
     return Page(url=url, body=body, content_type=content_type,
-                record_id=rec.get_header("WARC-Record-ID") or f"{url} {offset}",
-                fetch_time=rec.get_header("WARC-Date") or "", offset=offset)
+                record_id=rec.get_header("warc-record-id") or f"{url} {offset}",
+                fetch_time=rec.get_header("warc-date") or "", offset=offset)

@@ -26,7 +26,7 @@ class Tap:
 
     def fill(self, upto: int) -> None:
         """Read the source up to ``upto`` (or its end, or its failure, which is kept for warcio to meet)."""
-        while self.end < upto and not self.eof and self.error is None:
+        while self.start + len(self.buf) < upto and not self.eof and self.error is None:  # (end, without a call)
             try:
                 data = self.src.read(max(upto - self.end, BLOCK))
             except Exception as exc:
@@ -44,11 +44,14 @@ class Tap:
     def release(self, upto: int) -> None:
         """Bytes before ``upto`` are not needed any more: dropped once they are most of the buffer (each
         drop makes the next growth copy what is left)."""
-        if upto - self.start > max(READ * 16, len(self.buf) // 2):
-            del self.buf[:upto - self.start]
+        dead = upto - self.start
+        if dead > READ * 16 and dead > len(self.buf) // 2:
+            del self.buf[:dead]
             self.start = upto
 
     def at_eof(self, pos: int) -> bool:
+        if pos < self.start + len(self.buf):  # (the usual answer, without a call)
+            return False
         self.fill(pos + 1)
         return self.eof and self.end <= pos
 
