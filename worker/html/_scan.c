@@ -23,13 +23,14 @@
  *   - attribute and tag names compare ASCII-case-insensitively.
  *
  * scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, head_end, base_at, counts, tags,
- *                                          odd, cut_last, root_last, body_last)
+ *                                          odd, cut_last, root_last, body_last, raw_last)
  *   flags      bit 0 JSON-LD script type, 1 itemscope, 2 RDFa (@property=, @typeof=, @vocab=, or a @rel/@rev
  *              value holding ':', '&', "license", "describedby" or "role"), 3 itemprop-reverse,
  *              4 XFN (<a rel> with a token of rel_tokens), 5 RDFa seen on a tag other than meta/link (on
  *              html or head it reads beyond the head's tree: the whole text, a @rel completed in the body),
  *              6 @vocab, 7 @typeof=, 8 references by id (an itemref or headers attribute, or a class value
- *              holding "include": the microformats' include pattern), which reach anywhere in the page
+ *              holding "include": the microformats' include pattern), which reach anywhere in the page;
+ *              9 evidence on a <body> tag (its attributes go to a body that may hold what came before)
  *   class_mask bit i: class_tokens[i] is a token of some class attribute
  *   rdfa_last  offset of the last tag with RDFa evidence (-1: none)
  *   dom_last   offset of the last tag with itemscope, class-token or XFN evidence (-1: none)
@@ -48,6 +49,8 @@
  *              <html>'s attributes to the root, and a <frameset> may drop the body (a parse cut before it is
  *              not the page's tree)
  *   body_last  offset of the last "<body" start tag (-1: none): its attributes go to the body already made
+ *   raw_last   offset of the last "<script" or "<style" tag before the first tag with evidence whose element may
+ *              hold content (-1: none): how far a parse may leave out raw text (_rawtext.h, rawtext.py)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -63,8 +66,10 @@
 #define F_VOCAB 64
 #define F_TYPEOF 128
 #define F_REFS 256
+#define F_BODY_TEXT 512
 
 #define MAX_TOKENS 62
+#define RAW_MAX 256  /* <script and <style tags remembered (more: raw_last is the one before text_first) */
 
 /* A set of tokens looked for in class or rel values, with three filters filled once per scan so that a token of
    the value is mostly passed over after three table look-ups: by_len[l], the tokens l bytes long; first[c & 31]
@@ -85,11 +90,12 @@ typedef struct {
     const unsigned char *lt_from, *lt_at;
     long flags;
     unsigned long long class_mask;
-    Py_ssize_t rdfa_last, dom_last, head_end, base_at, cut_last, root_last, body_last;
+    Py_ssize_t rdfa_last, dom_last, head_end, base_at, cut_last, root_last, body_last, text_first;
     Py_ssize_t c_property, c_typeof, c_rel, c_rev, tags;
     PyObject *odd;
     Tokens cls, rel;
-    int depth;
+    int depth, raw_n;
+    Py_ssize_t raw_at[RAW_MAX];
 } State;
 
 /* Unquoted values end at HTML's white space; elsewhere in a tag any control byte separates (Python's \\s). */
@@ -293,7 +299,10 @@ static inline const unsigned char *next_lt(State *st, const unsigned char *from)
 
 static int scan_range(State *st, const unsigned char *p, const unsigned char *end);
 
-/* One attribute of a start tag (its name 3 to 16 bytes long). */
+#include "_rawtext.h"  /* (text_at, and raw_ranges: the walk that leaves out raw text) */
+
+/* One attribute of a start tag (its name 3 to 16 bytes long): 1 if it is evidence (it set rdfa_last, dom_last or
+   cut_last, or is an odd value), 0 if not, -1 on an error. */
 static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssize_t taglen,
                      const unsigned char *name, Py_ssize_t nlen, int has_eq, const unsigned char *v, Py_ssize_t vn) {
     switch (nlen) {
@@ -316,8 +325,8 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         if (NAME_IS(name, 5, "class")) {
             if (contains_ci(v, vn, N_INCLUDE)) st->flags |= F_REFS;
             unsigned long long m = match_tokens(v, vn, &st->cls, st->end);
-            if (m == ~0ULL) return add_odd(st, at, "class", tag, taglen, v, vn);
-            if (m) { st->class_mask |= m; st->dom_last = at; }
+            if (m == ~0ULL) return add_odd(st, at, "class", tag, taglen, v, vn) ? -1 : 1;
+            if (m) { st->class_mask |= m; st->dom_last = at; return 1; }
         } else if (has_eq && NAME_IS(name, 5, "vocab")) {
             st->flags |= F_VOCAB;
             goto rdfa;
@@ -327,26 +336,29 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         if (NAME_IS(name, 6, "typeof")) {
             if (has_eq) { st->flags |= F_TYPEOF; st->c_typeof++; goto rdfa; }
             st->cut_last = at;
+            return 1;
         }
         return 0;
     case 7:
-        if (NAME_IS(name, 7, "itemref")) { st->flags |= F_REFS; st->cut_last = at; }
-        else if (NAME_IS(name, 7, "headers")) st->flags |= F_REFS;
+        if (NAME_IS(name, 7, "itemref")) { st->flags |= F_REFS; st->cut_last = at; return 1; }
+        if (NAME_IS(name, 7, "headers")) st->flags |= F_REFS;
         return 0;
     case 8:
         if (has_eq && NAME_IS(name, 8, "property")) { st->c_property++; goto rdfa; }
-        if (NAME_IS(name, 8, "itemprop")) st->cut_last = at;
+        if (NAME_IS(name, 8, "itemprop")) { st->cut_last = at; return 1; }
         return 0;
     case 9:
-        if (NAME_IS(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->cut_last = at; }
+        if (NAME_IS(name, 9, "itemscope")) { st->flags |= F_ITEMSCOPE; st->dom_last = st->cut_last = at; return 1; }
         return 0;
     case 10:  /* microdata's default language: the last <meta http-equiv=content-language> (a value holding
                  '&' counts too: a character reference could spell it) */
-        if (NAME_IS(name, 10, "http-equiv") && (contains_ci(v, vn, N_CONTENT_LANGUAGE) || memchr(v, '&', vn)))
+        if (NAME_IS(name, 10, "http-equiv") && (contains_ci(v, vn, N_CONTENT_LANGUAGE) || memchr(v, '&', vn))) {
             st->cut_last = at;
+            return 1;
+        }
         return 0;
     case 16:
-        if (NAME_IS(name, 16, "itemprop-reverse")) { st->flags |= F_REVERSE; st->cut_last = at; }
+        if (NAME_IS(name, 16, "itemprop-reverse")) { st->flags |= F_REVERSE; st->cut_last = at; return 1; }
         return 0;
     default:
         return 0;
@@ -357,12 +369,18 @@ rdfa:
     if (!(NAME_IS(tag, taglen, "meta") || NAME_IS(tag, taglen, "link")))
         st->flags |= F_RDFA_BODY;
     /* a <a rel> that is RDFa may be XFN too */
-    if (!(nlen == 3 && taglen == 1 && lc(tag[0]) == 'a' && lc(name[2]) == 'l')) return 0;
+    if (!(nlen == 3 && taglen == 1 && lc(tag[0]) == 'a' && lc(name[2]) == 'l')) return 1;
+    {
+        unsigned long long m = match_tokens(v, vn, &st->rel, st->end);
+        if (m == ~0ULL) return add_odd(st, at, "rel", tag, taglen, v, vn) ? -1 : 1;
+        if (m) { st->flags |= F_XFN; st->dom_last = at; }
+    }
+    return 1;
 xfn:
     {
         unsigned long long m = match_tokens(v, vn, &st->rel, st->end);
-        if (m == ~0ULL) return add_odd(st, at, "rel", tag, taglen, v, vn);
-        if (m) { st->flags |= F_XFN; st->dom_last = at; }
+        if (m == ~0ULL) return add_odd(st, at, "rel", tag, taglen, v, vn) ? -1 : 1;
+        if (m) { st->flags |= F_XFN; st->dom_last = at; return 1; }
     }
     return 0;
 }
@@ -421,9 +439,10 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
                 p = q;
             }
         }
-        if (nlen >= 3 && nlen <= 16 && attribute(st, at, tag, taglen, name, nlen, has_eq, v, vn)) {
-            *err = 1;
-            return end;
+        if (nlen >= 3 && nlen <= 16) {
+            int hit = attribute(st, at, tag, taglen, name, nlen, has_eq, v, vn);
+            if (hit < 0) { *err = 1; return end; }
+            if (hit) text_at(st, at, tag, taglen);
         }
     }
     if (inner && st->depth < 4) {
@@ -462,8 +481,12 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
                     if (st->head_end < 0) st->head_end = at;
                     st->body_last = at;
                 }
-            } else if ((c0 == 'h' && NAME_IS(tag, taglen, "html")) || (c0 == 'f' && NAME_IS(tag, taglen, "frameset")))
+            } else if ((c0 == 'h' && NAME_IS(tag, taglen, "html")) || (c0 == 'f' && NAME_IS(tag, taglen, "frameset"))) {
                 st->root_last = at;
+            } else if (c0 == 's' && (NAME_IS(tag, taglen, "script") || NAME_IS(tag, taglen, "style"))) {
+                if (st->raw_n < RAW_MAX) st->raw_at[st->raw_n] = at;
+                st->raw_n++;
+            }
         }
         /* HTML5 (and libxml2 2.14) runs a tag name up to white space, '/' or '>': where the bytes after the
            name's letters could make the attributes read otherwise ("<p!x='": '=', '<', a quote, a control
@@ -525,6 +548,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     memset(&st, 0, sizeof st);
     st.base = buf.buf;
     st.rdfa_last = st.dom_last = st.head_end = st.base_at = st.cut_last = st.root_last = st.body_last = -1;
+    st.text_first = -1;
     if (tokens(class_seq, st.cls.tok, st.cls.len, &st.cls.n) < 0
             || tokens(rel_seq, st.rel.tok, st.rel.len, &st.rel.n) < 0) {
         PyBuffer_Release(&buf);
@@ -540,11 +564,17 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     int r = scan_range(&st, p, p + buf.len);
     PyBuffer_Release(&buf);
     if (r) { Py_DECREF(st.odd); return NULL; }
+    /* raw_last: the last <script or <style before text_first (-1: none), all of them if too many to remember */
+    Py_ssize_t bound = st.text_first < 0 ? buf.len : st.text_first, raw_last = -1;
+    if (st.raw_n > RAW_MAX) raw_last = bound - 1;
+    else
+        for (int i = 0; i < st.raw_n; i++)
+            if (st.raw_at[i] < bound && st.raw_at[i] > raw_last) raw_last = st.raw_at[i];
     PyObject *mask = PyLong_FromUnsignedLongLong(st.class_mask);
     if (!mask) { Py_DECREF(st.odd); return NULL; }
-    return Py_BuildValue("(lNnnnn(nnnn)nNnnn)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
+    return Py_BuildValue("(lNnnnn(nnnn)nNnnnn)", st.flags, mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at,
                          st.c_property, st.c_typeof, st.c_rel, st.c_rev, st.tags, st.odd, st.cut_last, st.root_last,
-                         st.body_last);
+                         st.body_last, raw_last);
 }
 
 /* Whether the bytes are valid UTF-8 exactly as CPython's strict decoder takes it (no overlong forms, no
@@ -613,9 +643,12 @@ static PyObject *gzip_member_at(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
+    {"raw_ranges", raw_ranges, METH_VARARGS, "raw_ranges(data, limit, head_only) -> [start, end, ...]: the script and "
+     "style contents a parse may leave out (see quadfleet.worker.html.rawtext)."},
     {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> bool: whether bytes.decode('utf-8') would succeed."},
     {"scan", scan, METH_VARARGS, "scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, "
-     "head_end, base_at, counts, tags, odd, cut_last): the markup evidence of a page (see quadfleet.worker.html.evidence)."},
+     "head_end, base_at, counts, tags, odd, cut_last, root_last, body_last, raw_last): the markup evidence of a "
+     "page (see quadfleet.worker.html.evidence)."},
     {"gzip_member_at", gzip_member_at, METH_VARARGS, "gzip_member_at(data, lo, hi) -> int: the first gzip member "
      "header (1f 8b 08) starting in data[lo:hi - 1], or -1."},
     {NULL, NULL, 0, NULL}};

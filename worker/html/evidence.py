@@ -21,7 +21,6 @@ see :mod:`..pipeline.pagequads`.
 from __future__ import annotations
 
 import html
-import logging
 import re
 from typing import NamedTuple
 
@@ -31,7 +30,7 @@ _scan_c = SCAN.module.scan if SCAN.active else None  # else scan_py, the definit
 
 F_JSONLD, F_ITEMSCOPE, F_RDFA, F_REVERSE, F_XFN, F_RDFA_BODY, F_VOCAB, F_TYPEOF = 1, 2, 4, 8, 16, 32, 64, 128
 F_REFS = 256
-_log = logging.getLogger(__name__)
+F_BODY_TEXT = 512  # a <body> tag with evidence (its attributes go to the body, which may hold what came before)
 
 
 class Evidence(NamedTuple):
@@ -56,6 +55,10 @@ class Evidence(NamedTuple):
     # changes what it made before at such a tag, so a parse may not stop before one (Page._cut_tree)
     root_last: int = -1
     body_last: int = -1
+    # offset of the last "<script" or "<style" tag before the first tag with evidence that can hold content
+    # (a void element's, <meta property>, holds nothing; an <html> tag's holds all): the contents of scripts
+    # and styles before that tag are read by no extractor, and those up to here may go (see rawtext.py)
+    raw_last: int = -1
 
     @property
     def jsonld(self) -> bool:
@@ -114,7 +117,8 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
     ``class_tokens``/``rel_tokens``: lower-case ASCII tokens looked for in ``class`` values and in the
     ``rel`` values of ``<a>`` tags (XFN)."""
     found = (_scan_c or scan_py)(data, class_tokens, rel_tokens)
-    flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd, cut_last, root_last, body_last = found
+    (flags, mask, rdfa_last, dom_last, head_end, base_at, counts, tags, odd, cut_last, root_last, body_last,
+     raw_last) = found
     classes = {class_tokens[i].decode() for i in range(len(class_tokens)) if mask >> i & 1} if mask else set()
     for at, attr, _tag, value in odd:  # values written with character references: decide on the text
         text = _unescape(value.decode("latin-1")).lower()
@@ -130,7 +134,7 @@ def scan(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[bytes, 
             flags |= F_XFN
             dom_last = max(dom_last, at)
     return Evidence(flags, frozenset(classes) if classes else _NO_CLASSES, rdfa_last, dom_last, head_end, base_at,
-                    counts, tags, cut_last, root_last, body_last)
+                    counts, tags, cut_last, root_last, body_last, raw_last)
 
 
 _NO_CLASSES: frozenset = frozenset()
@@ -169,6 +173,11 @@ _SEPARATORS = re.compile("[^\x00-\x08\x0e-\x1b!-\x7f]+")
 # ----------------------------------------------------------------------------------------------------------
 # The same scanner in Python (see _scan.c for the rules and why each is so).
 
+_RAW_MAX = 256  # (as RAW_MAX in _scan.c)
+_VOID = frozenset(b"area base basefont bgsound br col embed frame hr img input keygen link meta param source track "
+                  b"wbr".split())
+
+
 def _is_ws(c: int) -> bool:
     return c in (0x20, 0x09, 0x0A, 0x0D, 0x0C)
 
@@ -201,7 +210,8 @@ class _PyState:
         self.flags = 0
         self.mask = 0
         self.rdfa_last = self.dom_last = self.head_end = self.base_at = self.cut_last = -1
-        self.root_last = self.body_last = -1
+        self.root_last = self.body_last = self.text_first = -1
+        self.raw_at: list[int] = []  # the "<script" and "<style" tags
         self.counts = [0, 0, 0, 0]  # @property, @typeof, @rel, @rev
         self.tags = 0
         self.odd: list = []
@@ -276,6 +286,28 @@ class _PyState:
         if tag not in (b"meta", b"link"):
             self.flags |= F_RDFA_BODY
 
+    def raw_last(self) -> int:
+        """The last "<script"/"<style" before text_first (-1: none); all of them if more than _RAW_MAX."""
+        bound = len(self.data) if self.text_first < 0 else self.text_first
+        if len(self.raw_at) > _RAW_MAX:
+            return bound - 1
+        return max((at for at in self.raw_at if at < bound), default=-1)
+
+    def text_at(self, at: int, tag: bytes) -> None:
+        """Evidence on the tag at ``at``: the first whose element may hold content (see text_first)."""
+        name = tag.lower()
+        e = at + 1 + len(tag)
+        if e < len(self.data) and self.data[e] not in b" \t\n\r\x0c/>":
+            name = b""  # (HTML5 reads a longer name: not the void element)
+        if name in _VOID:
+            return
+        if name == b"html":
+            at = 0
+        elif name == b"body":
+            self.flags |= F_BODY_TEXT
+        if self.text_first < 0 or at < self.text_first:
+            self.text_first = at
+
     def start_tag(self, at: int, tag: bytes, p: int, end: int) -> int:
         d = self.data
         inner = -1  # the first "<" among the attributes: read on as HTML5 does, then as a tag of its own
@@ -332,7 +364,10 @@ class _PyState:
                     v = d[vs:q]
                     p = q
             if 3 <= len(name) <= 16:
+                before = (self.rdfa_last, self.dom_last, self.cut_last, len(self.odd))
                 self.attribute(at, tag, name, has_eq, v)
+                if before != (self.rdfa_last, self.dom_last, self.cut_last, len(self.odd)):
+                    self.text_at(at, tag)
         if inner >= 0 and self.depth < 4:
             self.depth += 1
             self.scan_range(inner, p)
@@ -372,6 +407,8 @@ class _PyState:
                 self.body_last = lt
             elif name == b"html" or name == b"frameset":
                 self.root_last = lt
+            elif name == b"script" or name == b"style":
+                self.raw_at.append(lt)
             html5 = p  # where HTML5 ends the tag's name: at white space, "/" or ">"
             odd = False  # and whether the bytes after the name's letters could change the reading (see _scan.c)
             while html5 < end and not _is_ws(d[html5]) and d[html5] not in b"/>":
@@ -397,4 +434,4 @@ def scan_py(data: bytes, class_tokens: tuple[bytes, ...], rel_tokens: tuple[byte
     st = _PyState(bytes(data), class_tokens, rel_tokens)
     st.scan_range(0, len(st.data))
     return (st.flags, st.mask, st.rdfa_last, st.dom_last, st.head_end, st.base_at, tuple(st.counts), st.tags,
-            st.odd, st.cut_last, st.root_last, st.body_last)
+            st.odd, st.cut_last, st.root_last, st.body_last, st.raw_last())

@@ -16,7 +16,8 @@ from urllib.parse import urljoin
 
 from ..native import SCAN
 from . import charset, dom
-from .evidence import Evidence
+from .evidence import F_BODY_TEXT, F_REFS, Evidence
+from .rawtext import raw_ranges
 
 
 def _utf8_valid_py(data: bytes | memoryview) -> bool:
@@ -158,7 +159,26 @@ class Page:
             if root is not None:
                 return root
             self.head_cut = self.body_cut = None
+        if self.utf8_exact:  # (the bytes the prefilter scanned: its offsets hold)
+            return dom.parse(b"".join(self._lean(self.body)))
         return dom.parse(self._utf8)
+
+    def _lean(self, data) -> list:
+        """``data`` (the first bytes of those the prefilter scanned), in pieces, without the script and style
+        contents no extractor reads (:mod:`.rawtext`): about a tenth of the parser's time on the crawl mix."""
+        ev = self.evidence
+        if ev is None or ev.raw_last < 0 or ev.flags & F_REFS:
+            return [data]
+        ranges = raw_ranges(data, ev.raw_last + 1, ev.flags & F_BODY_TEXT != 0)
+        if not ranges:
+            return [data]  # (b"".join of one bytes object is that object)
+        view = memoryview(data)  # (slices that copy nothing: the join copies once)
+        pieces, at = [], 0
+        for i in range(0, len(ranges), 2):
+            pieces.append(view[at:ranges[i]])
+            at = ranges[i + 1]
+        pieces.append(view[at:])
+        return pieces
 
     @property
     def parsed(self) -> str | None:
@@ -197,8 +217,11 @@ class Page:
         # (valid UTF-8 decodes and encodes back to itself: only other bytes need the round trip)
         # (a cut is at a tag's end: the bytes before it of a body known to be valid are valid too)
         if self.encoding != "utf-8" or not (self.__dict__.get("utf8_valid") or _utf8_valid(data)):
-            data = str(data, self.encoding, "replace").encode("utf-8", "surrogatepass")
-        root = dom.parse(b"".join((data, marker[1])))
+            pieces = [str(data, self.encoding, "replace").encode("utf-8", "surrogatepass")]
+        else:
+            pieces = self._lean(data)
+        pieces.append(marker[1])
+        root = dom.parse(b"".join(pieces))
         mark = _last_element(root.node, marker is _HEAD_MARK)
         parent = mark.parent
         if mark.tag != marker[0] or mark.attr("name") != _CUT_NAME or len(mark.attrs) != 1 \
