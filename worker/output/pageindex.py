@@ -21,18 +21,6 @@ CLASSES_COLUMN = "classes"
 REPAIRED_COLUMN = "repaired"
 
 
-def write_row(text, writer, row: list) -> None:
-    """``writer.writerow(row)`` (a ``csv.writer`` with the default dialect but ``lineterminator="\\n"``, writing to
-    ``text``), written directly when no field needs quoting: no comma, quote, CR or LF in any (nearly every row:
-    the csv module looks at each character of each field, a third of what a page's row cost). Fields are strings
-    and integers, which csv writes as ``str`` does (a row of one field is left to csv: it quotes an empty one)."""
-    line = ",".join(map(str, row))
-    if len(row) > 1 and line.count(",") == len(row) - 1 and '"' not in line and "\n" not in line and "\r" not in line:
-        text.write(line + "\n")
-    else:
-        writer.writerow(row)
-
-
 class PageIndex:
     """``pages/<id>.csv.gz``: one CSV row per HTML page that passed the prefilter (every HTML page when the
     prefilter is off), whether or not it gave triples.
@@ -51,22 +39,52 @@ class PageIndex:
         self._csv = csv.writer(self._text, lineterminator="\n")
         self.archive = archive
         self.formats = list(formats)
-        self._zeros = [0] * len(self.formats)   # (what a format without triples counts)
+        self._zeros = ["0"] * len(self.formats)   # (what a format without triples counts, as written)
+        self._position = {fmt: i for i, fmt in enumerate(self.formats)}
         self.rows = 0
         self.repaired = repaired
+        # the commas of a row none of whose fields holds one: 8 fixed columns, the formats', the classes' and repairs'
+        self._commas = 8 + len(self.formats) + repaired
         self._csv.writerow(PAGE_INDEX_COLUMNS + tuple(self.formats) + (CLASSES_COLUMN,)
                            + ((REPAIRED_COLUMN,) if repaired else ()))
 
     def add(self, url: str, offset: int | None, length: int | None, fetch_time: str, fired: list[str],
             triples: dict[str, int], classes=(), repaired=()) -> None:
-        counts = list(map(triples.get, self.formats, self._zeros))
+        """One page's row: written as one string, without a list of its fields (:meth:`row`, what is written when
+        a field needs quoting: the csv module's way). The formats' columns start as "0" and those with triples
+        (a page's one to three) are filled in."""
+        counts = self._zeros.copy()
+        hits: list[int] = []
+        position = self._position
+        for fmt, n in triples.items():
+            at = position.get(fmt)
+            if at is not None and n:
+                counts[at] = str(n)
+                hits.append(at)
+        if len(hits) > 1:
+            hits.sort()
+        found = " ".join([self.formats[at] for at in hits])
+        line = (f"{url},{self.archive},{'' if offset is None else offset},{'' if length is None else length},"
+                f"{fetch_time},{' '.join(fired)},{found},{sum(triples.values())},{','.join(counts)},"
+                f"{' '.join(classes)}")
+        if self.repaired:
+            line += "," + " ".join(repaired)
+        if line.count(",") == self._commas and '"' not in line and "\n" not in line and "\r" not in line:
+            self._text.write(line + "\n")
+        else:
+            self._csv.writerow(self.row(url, offset, length, fetch_time, fired, triples, classes, repaired))
+        self.rows += 1
+
+    def row(self, url: str, offset: int | None, length: int | None, fetch_time: str, fired: list[str],
+            triples: dict[str, int], classes=(), repaired=()) -> list:
+        """A page's row as a list of fields (what :meth:`add` writes, through the csv module)."""
+        counts = [triples.get(fmt, 0) for fmt in self.formats]
         found = " ".join([f for f, n in zip(self.formats, counts) if n]) if triples else ""
         row = [url, self.archive, "" if offset is None else offset, "" if length is None else length, fetch_time,
                " ".join(fired), found, sum(triples.values()), *counts, " ".join(classes)]
         if self.repaired:
             row.append(" ".join(repaired))
-        write_row(self._text, self._csv, row)
-        self.rows += 1
+        return row
 
     def close(self) -> str:
         """Finish the file; its scratch path."""

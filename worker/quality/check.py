@@ -63,9 +63,10 @@ class PageCheck:
         return self.classes.get(subject) or [""]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Predicate:
-    """What checking a predicate needs, worked out once per predicate token."""
+    """What checking a predicate needs, worked out once per predicate token (a property with something to check:
+    a plain one is :data:`_PLAIN` in the memo)."""
 
     term: Term
     objects_only: bool
@@ -74,17 +75,24 @@ class _Predicate:
     gtin: str | None                  # a GTIN property: its name
     domain: bool                      # the property has a domain to check (not Thing's: any entity may have it)
     match: Callable | None = None     # the datatypes' pattern's match (:func:`.lexical.matcher`), if not a GTIN
-    plain: bool = False               # nothing to check on its quads but their count (most predicates)
+    literals: bool = False            # a literal of it is checked (objects only, or a lexical form)
+    # (domain) class key -> whether an entity of that class may have the property, as each is first asked
+    in_domain: dict[str, bool] | None = None
 
 
-_TYPE = object()   # what :data:`_PREDICATES` holds for ``rdf:type``: the one predicate whose object is looked at
+# What :data:`_PREDICATES` holds besides a :class:`_Predicate`: for ``rdf:type``, the one predicate whose object is
+# looked at; for a schema.org property with nothing to check but its quads' count (most); None: not schema.org.
+_TYPE = object()
+_PLAIN = object()
 _PREDICATES: dict[str, object] = {}
 _TYPES: dict[str, Term | None] = {}
 _CLASS_NAMES: dict[str, frozenset[str]] = {}   # class key -> the defined classes it means
+_IN_DOMAIN_MEMO = 4_096   # class keys remembered per property (past it, emptied)
 
 
 def _predicate(token: str) -> object:
-    """The memo entry of a predicate token: :data:`_TYPE`, a :class:`_Predicate`, or None (not schema.org)."""
+    """The memo entry of a predicate token: :data:`_TYPE`, :data:`_PLAIN`, a :class:`_Predicate`, or None (not
+    schema.org)."""
     found = _PREDICATES.get(token, _PREDICATES)
     if found is not _PREDICATES:
         return found
@@ -99,18 +107,21 @@ def _predicate(token: str) -> object:
     return found
 
 
-def _new_predicate(term: Term) -> _Predicate:
+def _new_predicate(term: Term) -> object:
     """Everything a quad of the property ``term`` is checked for, so that a line costs one memo lookup."""
     info = term.prop
     if info is None:   # undefined: its spelling is all there is to report
-        return _Predicate(term, False, False, None, None, False, None, not term.kinds)
+        return _Predicate(term, False, False, None, None, False) if term.kinds else _PLAIN
     dts = info.checked_datatypes
     dts = dts if checkable(dts) else None
     gtin = info.name if info.name in GTIN_LENGTHS else None
     domain = bool(info.domain) and "Thing" not in info.domain
     match = matcher(dts) if dts is not None and gtin is None else None
-    plain = not (term.kinds or info.objects_only or dts is not None or gtin is not None or domain)
-    return _Predicate(term, info.objects_only, not info.quantity, dts, gtin, domain, match, plain)
+    literals = info.objects_only or dts is not None or gtin is not None
+    if not (term.kinds or literals or domain):
+        return _PLAIN
+    return _Predicate(term, info.objects_only, not info.quantity, dts, gtin, domain, match, literals,
+                      {} if domain else None)
 
 
 def _class(token: str) -> Term | None:
@@ -148,6 +159,17 @@ def _in_domain(prop, classes: frozenset[str]) -> bool:
     return found
 
 
+def _class_in_domain(pred: _Predicate, key: str) -> bool:
+    """Whether an entity of the class ``key`` may have ``pred``'s property, remembered in the predicate. An entity
+    with more classes may have it too (one of them is enough): the check of a quad whose subject's first class
+    says yes is done when the line is read, and only the others wait for the page's every class."""
+    memo = pred.in_domain
+    if len(memo) > _IN_DOMAIN_MEMO:
+        memo.clear()
+    found = memo[key] = _in_domain(pred.term.prop, _class_names(key))
+    return found
+
+
 def lexical_form(rest: str) -> str:
     """The unescaped lexical form of the literal ``rest`` starts with (``"..."[@lang|^^<dt>] <graph> .``)."""
     q = rest.rindex('"', 0, rest.rindex(" <"))
@@ -169,40 +191,50 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
     false, only those a repair mends (spellings and literals given to object properties: what the merges need
     to repair a page, without parsing dates and numbers or checking domains).
 
-    Written for speed (it runs on every page with schema.org data): a line is split once (one call: ``find``
-    and ``endswith`` parse their arguments into a tuple, the most of what a line cost) and its predicate looked
-    up in a memo that says all a line of it needs, so a line of another vocabulary, or of a property with
-    nothing to check (most), costs nothing more; the defined classes of a subject are worked
-    out once, and only for a subject with a property whose domain is checked."""
+    Written for speed (it runs on every page with schema.org data): a line is split once and its predicate
+    looked up in a memo that says all a line of it needs, so a line of another vocabulary, or of a property with
+    nothing to check (most), costs nothing more (the quads are the lines less those passed over). A domain is
+    checked as its line is read, against the subject's first class (its ``rdf:type`` nearly always comes first):
+    only a quad whose subject has no class yet, or whose first class is not in the domain, waits for the rest."""
     out = PageCheck()
     findings = out.findings
     classes = out.classes
+    subject_classes = classes.get
     pending: list[tuple[str, _Predicate, int]] = []   # quads whose property's domain is checked at the end
     known = _PREDICATES.get
-    schema_quads = 0
+    plain = _PLAIN
+    skipped = 0   # lines that are no schema.org quad
     for i, line in enumerate(lines):
         try:
             s, p, rest = line.split(" ", 2)
         except ValueError:   # not a quad (a damaged data file): no error of ours
+            skipped += 1
             continue
         if line[-4:] != "> .\n" and line[-3:] != "> .":   # (a quad ends with its graph, as quadfleet writes it)
+            skipped += 1
             continue
         pred = known(p, _PREDICATES)
+        if pred is plain:
+            continue
         if pred is _PREDICATES:
             pred = _predicate(p)
+            if pred is plain:
+                continue
         if pred is None:
+            skipped += 1
             continue
         if pred is _TYPE:
             if rest[0] != "<":
+                skipped += 1
                 continue
             obj = rest[:rest.index(">") + 1]
             term = _TYPES.get(obj, _TYPES)
             if term is _TYPES:
                 term = _class(obj)
             if term is None:
+                skipped += 1
                 continue
-            schema_quads += 1
-            keys = classes.get(s)
+            keys = subject_classes(s)
             if keys is None:
                 classes[s] = [term.key]
             elif term.key not in keys:
@@ -210,28 +242,25 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
             if term.kinds:
                 _misspelt(out, term, s, i, RDF_TYPE_IRI, obj[1:-1])
             continue
-        schema_quads += 1
-        if pred.plain:
-            continue
         term = pred.term
         if term.kinds:
             _misspelt(out, term, s, i, term.key, p[1:-1])
-        if term.prop is None:
-            continue
-        if rest[0] == '"':
+        if pred.literals and rest[0] == '"':
             if pred.objects_only:
                 findings.append(Finding(LITERAL_FOR_OBJECT, s, i, term.key, term.key))
                 if pred.node_repair:
                     out.repairable = True
                     out.repair_at.append(i)
-            elif full and (pred.match is not None or pred.gtin is not None):
+            elif full:
                 lexical = lexical_form(rest)
                 if not (gtin_ok(pred.gtin, lexical) if pred.gtin is not None
                         else pred.match(lexical.strip()) is not None):
                     findings.append(Finding(BAD_LEXICAL_FORM, s, i, term.key, term.key))
         if pred.domain and full:
-            pending.append((s, pred, i))
-    out.schema_quads = schema_quads
+            keys = subject_classes(s)
+            if keys is None or not (pred.in_domain.get(keys[0]) or _class_in_domain(pred, keys[0])):
+                pending.append((s, pred, i))
+    out.schema_quads = len(lines) - skipped
     if pending and classes:
         _check_domains(pending, classes, findings)
     return out
