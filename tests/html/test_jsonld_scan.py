@@ -244,3 +244,19 @@ def test_c_scan_stays_linear_on_unclosed_elements(scan_impl):
         found = blocks(html)
         assert time.perf_counter() - t0 < 1.0, html[:20]
         assert found == (["1"] if "ld+json" in html else [])
+
+
+def test_equal_to_the_definition_on_random_markup():
+    """Dense random markup from the pieces the scan decides on (every raw-text element name, spelled with the
+    characters re.IGNORECASE matches, comments, quotes, end tags, separators beyond ASCII), in every width."""
+    rng = random.Random(43)
+    pieces = ["<", "</", "<!--", "-->", "-", "!", ">", "/", '"', "'", " ", "\u3000", "\u2028", "x", "s", "n", "é",
+              "script", "SCRIPT", "ſcript", "style", "stylé", "textarea", "title", "tİtle", "tıtle", "xmp", "iframe",
+              "noembed", "noframes", "nav", "span", "table", "img", " type=application/ld+json", ' type="x"', "&",
+              "{}", "\U0001F600", "ld+json", '<script type="application/ld+json">', "</script>", "</ſcript "]
+    checked = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
+        assert blocks(text) == list(iter_blocks_py(text)), text
+        checked += bool(list(iter_blocks_py(text)))
+    assert checked > 300

@@ -58,6 +58,11 @@ def block_triples(data, base: str, label_prefix: str, full_context: bool = False
     triples = schema_org_triples(data, base, label_prefix)
     if triples is not None:
         return triples
+    return _two_pass(data, base, label_prefix, full_context, events)
+
+
+def _two_pass(data, base: str, label_prefix: str, full_context: bool, events: Counter | None) -> list[tuple]:
+    """The triples of a block the one walk does not take: the expansion, then :func:`to_triples`."""
     if events is None:
         events = Counter()
     return to_triples(_expand_block(data, base, full_context, events), label_prefix)
@@ -104,9 +109,13 @@ def _blocks_triples(page: Page) -> Iterator[list]:
             page.notes[REPAIRED_JSON] += 1
         if base is None:
             base = page.base
+        label_prefix = f"{number}b"
         try:
-            # A block that sets @vocab may need the schema.org terms the reduced context leaves out.
-            triples = block_triples(data, base, f"{number}b", "vocab" in raw, events)
+            # (block_triples, asking whether the block says "vocab" only of a block the one walk does not take)
+            triples = schema_org_triples(data, base, label_prefix)
+            if triples is None:
+                # A block that sets @vocab may need the schema.org terms the reduced context leaves out.
+                triples = _two_pass(data, base, label_prefix, "vocab" in raw, events)
         except Exception as exc:  # one block's failure (pyld error, recursion, ...) costs only that block
             events[_error_kind(exc)] += 1
             continue
