@@ -350,7 +350,10 @@ _HEAD_PIECES = [
     "<html prefix='og: http://ogp.me/ns# ex: http://e.example/'>", "<html prefix='ex: http://other.example/'>",
     '<html xmlns:ex="http://x.example/" lang=nl>', "<head prefix='dc: http://dc.example/ ex: http://h.example/'>",
     '<head xmlns:foo="http://foo.example/">', '<meta property="ex:a foo:b dc:c" content="p">',
-    '<link rel="ex:r foo:s" href="/p">']
+    '<link rel="ex:r foo:s" href="/p">',
+    # valueless attributes, and a plain <meta>'s two attributes read at once (names and values, in either order)
+    '<meta property="og:v" content>', '<meta property content="n">', '<meta content property="og:w">',
+    '<meta property="og:d" content="d" data-x="1">']
 
 
 def test_fast_path_matches_the_full_walk_on_random_heads(monkeypatch):

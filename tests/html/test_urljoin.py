@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from quadfleet.worker.html import urljoin as remembered
 
@@ -37,3 +37,26 @@ def test_same_answers_as_urljoin_in_any_order():
             for ref in refs:
                 assert _answer(remembered.join, base, ref) == _answer(urljoin, base, ref), (base, ref)
     assert remembered._CACHE  # absolute references were remembered
+
+
+def _split_scheme(base: str) -> str:
+    try:
+        return urlsplit(base).scheme
+    except ValueError:
+        return "\0invalid"
+
+
+def test_base_scheme_reads_as_urlsplit():
+    """The regex that reads most bases' schemes (not urlsplit) agrees with urlsplit, on odd bases and random ones."""
+    rng = random.Random(5)
+    bases = [b for b in BASES if b] + ["http://ünï.com/x", "http://a\u2100b/", "http://x.com/ä", "Http://X:80?q",
+                                       "http://a]b/", "http://[::1/", "h\tttp://x/", "http:/\t/x/y", "a1+.-://h#f",
+                                       "1http://x/", "http://h\t/p", "http://\x00h/", "http://h:port/"]
+    alphabet = ["h", "T", "p", ":", "/", "?", "#", "[", "]", "\t", "\n", " ", "\x00", "ü", "\u2100", "@", ".", "1"]
+    for _ in range(3000):
+        bases.append(rng.choice(["http://", "HTTPS://", "x+y://", "", "ht", "a:"])
+                     + "".join(rng.choice(alphabet) for _ in range(rng.randrange(10))))
+    for base in filter(None, bases):  # ("" has a key of its own)
+        remembered._SCHEMES.clear()
+        assert remembered.base_scheme(base) == _split_scheme(base), base
+        assert remembered.base_scheme(base) == _split_scheme(base), base  # (remembered)
