@@ -239,3 +239,31 @@ def test_c_collect_fails_as_the_python_loop_does():
             assert run(c.collect, raising(items, at), keep_all) == want, (items, at)
             cases += isinstance(want[0], str)
     assert cases > 500  # (failures were compared too, not only results)
+
+
+def test_c_collect_dedups_many_lines_with_the_memo_as_the_python_loop():
+    """Pages of up to thousands of lines (the C line table grows past its first 64 slots), many repeated, with
+    literals to escape of every string kind, and the canonical memo given as the dict the pipeline passes (read
+    without a call): the same lines in the same order, classes and predicates as collect_py's."""
+    from quadfleet.worker.pipeline import pagequads
+
+    c, collect_py, run = _collect_both()
+    rng = random.Random(11)
+    values = ["a", "b\n", 'q"', "é\x85", "\x85", "中", "😀", "x" * 40, "y\t" * 30]
+    classes = [IRI("https://schema.org/Product"), IRI("http://schema.org/Offer"), IRI("http://e.com/C")]
+    for size in (0, 1, 42, 43, 64, 500, 3000):
+        triples = []
+        for _ in range(size):
+            s = rng.choice([IRI(f"http://e.com/s{rng.randrange(50)}"), BNode(f"n{rng.randrange(30)}")])
+            if rng.random() < 0.2:
+                triples.append((s, RDF_TYPE, rng.choice(classes)))
+            else:
+                o = Literal(rng.choice(values) + str(rng.randrange(size // 3 + 1)), rng.choice((None, "en")), None)
+                triples.append((s, IRI(f"http://schema.org/p{rng.randrange(5)}"), o))
+        ser, twin = Serializer("<http://e.com/g>", "bq"), Serializer("<http://e.com/g>", "bq")
+        got = c.collect(iter(triples), ser.cache, ser.graph, ser.prefix, False, ser.line, RDF_TYPE, pagequads._MEMO)
+        want = collect_py(iter(triples), twin.cache, twin.graph, twin.prefix, False, twin.line, RDF_TYPE,
+                          pagequads._canonical, c.line)
+        assert got[0] == want[0] and list(got[1].items()) == list(want[1].items()) and got[2] == want[2]
+        assert [line.isascii() for line in got[0]] == [line.isascii() for line in want[0]]
+        assert len(set(want[0])) == len(want[0]) and (size < 500 or len(want[0]) < size)

@@ -229,12 +229,12 @@ def run_extractor(page: Page, ex: Extractor, graph: str, keep_all_predicates: bo
     ser = Serializer(graph, bnode_prefix(page.record_id or page.url, ex.bnode_scope or ex.id), keep_all_predicates)
     try:
         lines, types, preds = _collect(ex.extract(page), ser.cache, ser.graph, ser.prefix, keep_all_predicates,
-                                       ser.line, RDF_TYPE, _canonical)
+                                       ser.line, RDF_TYPE, _CANON)
     except Exception as exc:  # an extractor bug or a pathological page costs this page, this format
         return FormatResult(error=type(exc).__name__)
     classes: dict[str, int] = {}
     props: dict[tuple[str, str], int] = {}
-    _tally(types, preds, _canonical, classes, props)
+    _tally(types, preds, _CANON, classes, props)
     return FormatResult(lines, len(types), classes, props, ser.dropped, types)
 
 
@@ -254,7 +254,7 @@ def tally_py(types: dict, preds: dict, canonical_of, classes: dict, props: dict)
                     props[key] = props.get(key, 0) + 1
 
 
-_tally = getattr(NQUADS.module, "tally", tally_py) if NQUADS.active else tally_py
+_tally = NQUADS.module.tally if NQUADS.active else tally_py
 
 
 class _Canonicals(dict):
@@ -272,7 +272,11 @@ class _Canonicals(dict):
 
 
 CANONICAL_MAX = 50_000
-_canonical = _Canonicals().__getitem__
+_MEMO = _Canonicals()
+_canonical = _MEMO.__getitem__
+# What _collect and _tally are given for canonical(): the C loops take the memo itself (a hit read from it without
+# a call, a miss its subscript), the Python ones its lookup.
+_CANON = _MEMO if NQUADS.active else _canonical
 
 
 def extract_page(page: Page, extractors: list[Extractor], keep_all_predicates: bool = False,

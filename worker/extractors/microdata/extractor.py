@@ -277,24 +277,23 @@ class _Page:
 
     def value(self, el) -> IRI | Literal | None:
         """The note's "property value" of a property element that is not itself an item."""
-        get = el.attr
-        content = get("content")
+        content = el.attr("content")
         if content is not None:
             return _new(Literal, (content, self.lang(el), None))
         tag = el.tag
         attr = _URL_ATTR.get(tag)
         if attr is not None:
-            url = get(attr)
+            url = el.attr(attr)
             if url is not None:
                 return self.url(url)
         elif tag == "data" or tag == "meter":
-            number = get("value")
+            number = el.attr("value")
             if number is not None:
                 stripped = number.strip()
                 datatype = number_datatype(stripped)
                 return Literal(stripped, None, datatype) if datatype else Literal(number)
         elif tag == "time":
-            text = get("datetime")
+            text = el.attr("datetime")
             if text is None:
                 text = el.text
             stripped = text.strip()
@@ -389,9 +388,10 @@ def _triples(st: _Page, top: list, may_reverse: bool) -> list[tuple]:
     scopes = st.scopes
     queue: deque = deque((el, None) for el in top)
     expanded: set = set()
+    subject_of, value_of = st.subject, st.value  # (bound once: called for every item and property element)
     while queue:
         item, inherited = queue.popleft()
-        subj = st.subject(item)
+        subj = subject_of(item)
         types = _item_types(item.attr("itemtype"))
         item_type = types[0] if types else inherited
         if (item, item_type) in expanded:
@@ -408,10 +408,10 @@ def _triples(st: _Page, top: list, may_reverse: bool) -> list[tuple]:
             if not names and not reverse:
                 continue
             if el in scopes:
-                value = st.subject(el)
+                value = subject_of(el)
                 queue.append((el, item_type))
             else:
-                value = st.value(el)
+                value = value_of(el)
                 if value is None:
                     continue
             for name in names:
