@@ -1,12 +1,16 @@
 """The inflate accelerator's kept members (worker/archive/_inflate.c's ``kept``, which the FastWARC reader
 reads a member inflated whole through): read in parts, and the body taken without a copy, they give exactly
 what slicing the member ``member`` inflates gives; on random members and bounds, and on the corpus' Common
-Crawl members."""
+Crawl members. The usual record's headers read in C (``fields``) and the member found, inflated and read in one
+call (``record``, gzip_members.whole_record) against their definitions (parse_header, _read_record,
+whole_member)."""
 from __future__ import annotations
 
 import gzip
+import io
 import random
 import zlib
+from collections import Counter
 
 import pytest
 from conftest import corpus_path
@@ -140,21 +144,29 @@ def random_record(rng: random.Random) -> bytes:
 
 def read_both(record: bytes, limit: int):
     """(_read_record's reading, _read_whole's) of the member of ``record`` inflated whole: each a tuple of every
-    field of the _Pending and of its page, or the exception raised."""
-    from quadfleet.worker.archive import fastwarc_reader
+    field of the _Pending and of its page, or the exception raised. _read_whole reads it twice: from the member
+    held (``Inflated.fields``), and as gzip_members.whole_record read it (``_inflate.record``), with the stream
+    ending after it or another member following: all alike, or the second is not returned."""
+    from quadfleet.worker.archive import fastwarc_reader, gzip_members
+    from quadfleet.worker.archive.tap import Tap
 
-    def reading(read) -> tuple:
-        one = gzip.compress(record, mtime=0)
-        held, used = INFLATE.module.kept(one, 0, len(one), len(record))
+    one = gzip.compress(record, mtime=0)
+
+    def reading(read, whole=None) -> tuple:
         try:
-            p = read(None, None, 0, True, limit, (held, used))
+            p = read(None, None, 0, True, limit, whole or INFLATE.module.kept(one, 0, len(one), len(record)))
         except Exception as exc:
             return ("raised", type(exc).__name__)
         page = p.page and tuple(getattr(p.page, f) for f in ("url", "body", "content_type", "record_id",
                                                             "fetch_time", "offset", "length"))
         return p.start, p.hdr_len, p.length, dict(p.delta), page, p.member
 
-    return reading(fastwarc_reader._read_record), reading(fastwarc_reader._read_whole)
+    whole = reading(fastwarc_reader._read_whole)
+    for after in (b"", gzip.compress(b"WARC/1.0\r\n", mtime=0)):
+        got = gzip_members.whole_record(Tap(io.BytesIO(one + after), b"", 0, 16384), 0, limit, 16 << 20, None)
+        assert got is not None and got[1] == len(one) and len(got) in (2, 6)
+        assert reading(fastwarc_reader._read_whole, got) == whole
+    return reading(fastwarc_reader._read_record), whole
 
 
 def python_fields(record: bytes, max_record: int):
@@ -206,3 +218,58 @@ def test_fields_in_c_read_common_crawl_records_as_python_does():
             for cut in (len(record) - 5, len(record) // 2, 900):  # truncated: the block, or inside a header
                 check_fields(record[:cut])
     assert checked > 50 and read_in_c > checked * 0.9
+
+
+class _Trickle(io.BytesIO):
+    """Short reads (a network body): the tap holds a member's end, or the next member's header, only in part."""
+
+    def read(self, n=-1):
+        return super().read(min(n if n is not None and n >= 0 else 1 << 30, random.Random(self.tell()).randrange(
+            1, 30_000)))
+
+
+def test_members_are_found_and_inflated_in_c_as_whole_member_does():
+    """whole_record finds, inflates or declines each member as whole_member (the definition) does, reading the
+    stream alike, on streams of random records' members, damaged: cut, junk between, a header CRC flag, member
+    headers (1f 8b 08) inside members, an inflated size over WHOLE_MAX."""
+    from quadfleet.worker.archive import gzip_members
+    from quadfleet.worker.archive.tap import Tap
+
+    rng = random.Random(4344)
+    answers = Counter()
+    for _ in range(150):
+        parts = [gzip.compress(random_record(rng), mtime=0, compresslevel=rng.choice((0, 1, 6))) for _ in range(5)]
+        for k, part in enumerate(parts):
+            damage = rng.random()
+            if damage < 0.1:
+                part = part[:rng.randrange(len(part))]
+            elif damage < 0.2:
+                part += rng.choice((b"junk", b"\x1f\x8b\x08", b"\x1f\x8b", b"\r\n"))
+            elif damage < 0.3:
+                part = part[:3] + bytes([part[3] | 0x02]) + part[4:]
+            elif damage < 0.4:
+                at = rng.randrange(10, max(11, len(part) - 8))
+                part = part[:at] + b"\x1f\x8b\x08" + part[at + 3:]
+            parts[k] = part
+        data = b"".join(parts)
+        starts = [sum(map(len, parts[:k])) for k in range(len(parts))] + [rng.randrange(len(data))]
+        for start in starts:
+            for stream in (io.BytesIO, _Trickle):
+                if rng.random() < 0.2:
+                    rng_max = rng.choice((0, 100, 5000))
+                    gzip_members.WHOLE_MAX, saved = rng_max, gzip_members.WHOLE_MAX
+                else:
+                    saved = None
+                try:
+                    taps = [Tap(stream(data), b"", 0, 16384) for _ in range(2)]
+                    reference = gzip_members.whole_member(taps[0], start, None)
+                    got = gzip_members.whole_record(taps[1], start, 10_000_000, 16 << 20, None)
+                finally:
+                    if saved is not None:
+                        gzip_members.WHOLE_MAX = saved
+                assert (got is None) == (reference is None), (start, len(data))
+                assert (taps[0].end, taps[0].eof) == (taps[1].end, taps[1].eof)
+                if got is not None:
+                    assert got[1] == reference[1]
+                answers[0 if got is None else len(got)] += 1
+    assert min(answers[0], answers[2], answers[6]) > 50, answers

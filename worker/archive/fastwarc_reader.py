@@ -9,11 +9,12 @@ where records are; each record is checked to be what warcio makes of the same by
 * Headers are parsed from the record's own bytes by headers.parse_header, warcio's parser transcribed;
   in a gzip WARC the WARC header is inflated here from the start of the record's member. Of a member inflated
   whole, the usual record (plain ASCII headers, ...) is read in C by ``_inflate``'s ``fields``, parse_header's
-  usual path and _read_record's checks written again (_read_whole; the tests hold it to _read_record).
+  usual path and _read_record's checks written again, in the call that inflates it (_read_whole; the tests hold
+  it to _read_record).
 * gzip: the record must be its member, alone. Where the inflate accelerator runs (libdeflate), each member
   up to ``WHOLE_MAX`` bytes is inflated here whole, in one call that says where it ends
-  (:func:`.gzip_members.whole_member`), into a bytes object that becomes the page's body (headers are read
-  from copies of its start; the body is moved to its front, not copied out):
+  (:func:`.gzip_members.whole_record`, held to whole_member), into a bytes object that becomes the page's body
+  (headers are read from its start; the body is moved to its front, not copied out):
   exact, and the next record starts there, so FastWARC is not asked. Otherwise, and for the member after
   one FastWARC read: a small member is inflated here whole (zlib): exact. A larger one: no gzip member
   header (1f 8b 08) from its start to the next record's, so FastWARC (which reads members back to back)
@@ -49,7 +50,7 @@ from collections import Counter
 
 from fastwarc.warc import ArchiveIterator as FastIterator
 
-from .gzip_members import member_at, member_start, whole_member
+from .gzip_members import member_at, member_start, whole_record
 from .headers import HTTP_WANTED, WARC_WANTED, HeaderIncomplete, LowerFields, NotAsWarcio, parse_header
 from .pages import HEADER_LINE, is_html, record_page
 from .tap import BLOCK, HARD_CAP, MAX_RECORD, READ, Resume, Tap
@@ -124,7 +125,7 @@ def _fast_run(tap, pos: int, fmt: str, counts: Counter, limit: int, trace):
             rec = keep if pending is None else pending.start + pending.member
             if tap.at_eof(rec):
                 rec = None
-            elif (whole := whole_member(tap, rec, trace)) is None:  # FastWARC reads it, from there
+            elif (whole := whole_record(tap, rec, limit, MAX_RECORD, trace)) is None:  # FastWARC reads it, from there
                 tap.pos = rec
                 records = _guard(trace, lambda: FastIterator(tap, parse_http=False))
                 rec = _FAILED if records is _FAILED else _guard(trace, next, records, None)
@@ -198,10 +199,10 @@ def _next_plain(tap, pending, keep: int):
         return keep
     pos = pending.start + pending.hdr_len + pending.length
     while True:
-        found = _NONBLANK.search(tap.buf, pos - tap.start)
+        found = _NONBLANK.search(tap.buf, pos - tap.start, tap.n)
         if found is not None:  # a line warcio takes for the next record, or junk (its way)
             line = max(tap.buf.rfind(b"\n", pos - tap.start, found.start()) + 1, pos - tap.start)
-            if not HEADER_LINE.match(tap.buf, line, tap.buf.find(b"\n", line) % (len(tap.buf) + 1)):
+            if not HEADER_LINE.match(tap.buf, line, tap.buf.find(b"\n", line, tap.n) % (tap.n + 1)):
                 return _FAILED
             return tap.start + line
         if tap.eof or tap.error is not None or tap.end - tap.start > HARD_CAP:
@@ -242,21 +243,23 @@ def _read_record(tap, rec, start: int, gz: bool, limit: int, whole: tuple[object
     return _Pending(start, hdr_len, length, head[:hdr_len], delta, page, member)
 
 
-def _read_whole(tap, rec, start: int, gz: bool, limit: int, whole: tuple[object, int]) -> _Pending:
-    """_read_record of a member inflated whole, its usual headers read in C (``Inflated.fields``: the regexes,
-    copies and calls of parse_header's usual path were most of the Python time per record); _read_record, the
-    definition, reads every other record (the tests hold them equal)."""
-    held = whole[0]
-    got = held.fields(MAX_RECORD)
-    if got is None:
-        return _read_record(tap, rec, start, gz, limit, whole)
-    hdr_len, length, warc, _, http_len, http, html = got  # (warc: its target URI fixed, as target_uri() leaves it)
-    body = held.take(hdr_len + http_len, hdr_len + min(length, http_len + limit + 1)) if html else None
-    if http is not None:
-        http = LowerFields(http)
+def _read_whole(tap, rec, start: int, gz: bool, limit: int, whole: tuple) -> _Pending:
+    """_read_record of a member inflated whole, its usual headers read in C: by gzip_members.whole_record with the
+    inflate (``whole``: its fields and body), or here (``Inflated.fields``; ``whole``: the Inflated and the
+    member's length). The regexes, copies and calls of parse_header's usual path were most of the Python time per
+    record; _read_record, the definition, reads every other record (the tests hold them equal)."""
+    if len(whole) == 2:
+        held = whole[0]
+        got = held.fields(MAX_RECORD, LowerFields)
+        if got is None:
+            return _read_record(tap, rec, start, gz, limit, whole)
+        hdr_len, length, warc, _, http_len, http, html = got  # (warc: its target URI fixed, as target_uri() leaves it)
+        body = held.take(hdr_len + http_len, hdr_len + min(length, http_len + limit + 1)) if html else None
+    else:
+        warc, _, hdr_len, length, http, body = whole
     delta = _Delta()
-    page = record_page(warc.get("warc-type"), LowerFields(warc), http, lambda: body if len(body) <= limit else None,
-                       delta, limit, start)
+    page = record_page(warc.get("warc-type"), warc, http, lambda: body if len(body) <= limit else None, delta, limit,
+                       start)
     return _Pending(start, hdr_len, length, None, delta, page, whole[1])
 
 

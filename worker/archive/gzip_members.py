@@ -1,12 +1,13 @@
 """The gzip members of a WARC, for the FastWARC reader (:mod:`.fastwarc_reader`): where a member header starts
 (:func:`member_at`), the start of a member inflated (:func:`member_start`), and a member inflated whole by
-libdeflate with where it ends (:func:`whole_member`, where the ``inflate`` accelerator runs)."""
+libdeflate with where it ends (:func:`whole_member`, where the ``inflate`` accelerator runs; :func:`whole_record`
+also reads the usual record in it)."""
 from __future__ import annotations
 
 import zlib
 
 from ..native import INFLATE, SCAN
-from .headers import NotAsWarcio
+from .headers import LowerFields, NotAsWarcio
 from .tap import READ
 
 WHOLE_MAX = 4 << 20        # a gzip member inflating to more is left to FastWARC's streaming inflate (memory)
@@ -26,6 +27,7 @@ def gzip_member_at_py(data, lo: int, hi: int) -> int:
 
 member_at = SCAN.module.gzip_member_at if SCAN.active else gzip_member_at_py
 _member = INFLATE.module.kept if INFLATE.active else None
+_record = INFLATE.module.record if INFLATE.active else None
 
 
 def whole_member(tap, start: int, trace) -> tuple[object, int] | None:
@@ -42,11 +44,11 @@ def whole_member(tap, start: int, trace) -> tuple[object, int] | None:
     if not INFLATE.active:
         return None
     tap.fill(start + 4)
-    if len(tap.buf) > start + 3 - tap.start and tap.buf[start + 3 - tap.start] & 0x02:  # FHCRC
+    if tap.n > start + 3 - tap.start and tap.buf[start + 3 - tap.start] & 0x02:  # FHCRC
         return None
     at, tries = start + 20, 0  # (the shortest member: a 10-byte header, an empty block, the 8-byte trailer)
     while True:
-        found = member_at(tap.buf, at - tap.start, len(tap.buf))
+        found = member_at(tap.buf, at - tap.start, tap.n)
         if found < 0:
             if not tap.eof:
                 if tap.error is not None or tap.end - start > WHOLE_MAX:
@@ -72,6 +74,29 @@ def whole_member(tap, start: int, trace) -> tuple[object, int] | None:
         if found < 0 or tries >= WHOLE_TRIES:
             return None
         at = end + 1
+
+
+def whole_record(tap, start: int, limit: int, max_record: int, trace):
+    """whole_member, with the usual record in it read as fastwarc_reader._read_whole reads it, in one C call
+    (``_inflate.record``: the Python calls and objects between the inflate and the page cost about 10,000
+    instructions a record by callgrind, as many as reading its headers in C). None, or (Inflated, length) as whole_member answers; or, of the usual record
+    (a block up to ``max_record`` bytes): (WARC headers, the member's length, the WARC header's length, the
+    Content-Length, HTTP headers, the HTML body up to ``limit`` + 1 bytes or None). The tap is read as
+    whole_member reads it; whole_member, the definition, answers wherever the C call is not sure (a member that
+    does not end at the first member header after it, ...)."""
+    if _record is None or not INFLATE.active:
+        return None
+    tap.fill(start + 4)
+    while (got := _record(tap.buf, start - tap.start, tap.n, tap.eof, WHOLE_MAX, max_record, limit,
+                          LowerFields)) is False:  # (no member header after it yet: read on, as whole_member)
+        if tap.error is not None or tap.end - start > WHOLE_MAX:
+            return None
+        tap.fill(tap.end + READ)
+    if got is None:
+        return whole_member(tap, start, trace)
+    if trace is not None:
+        trace["whole-members"] += 1
+    return got
 
 
 def member_start(raw: bytes, most: int) -> tuple[bytes, int | None]:
