@@ -28,6 +28,8 @@ reader); they import no Python module, and only this loader imports them.
 - ``isal`` (the isal package, ISA-L's deflate): gzip compression of the N-Quads files, about four times as fast as
   zlib at the levels it takes (:mod:`.output.compression`). Fallback: zlib. The files differ in their
   compressed bytes only: every reader sees the same lines.
+- ``check`` (``quality/_check.c``): the quality check's pass over a page's lines, which hands Python only the
+  lines with something to check (:func:`.quality.check.check_lines`). Fallback: that loop over every line.
 
 Beside them, :func:`in_use` names the process's malloc (``allocator``: :mod:`.allocator`): the system's, unless
 ``QUADFLEET_ALLOCATOR`` had the ``quadfleet`` command preload another. It is reported, never required.
@@ -152,7 +154,9 @@ FASTWARC = _load("fastwarc", "splitting and inflating WARC records", lambda: imp
 INFLATE = _load("inflate", "gzip members of a WARC inflated whole (libdeflate)",
                 lambda: import_module(".archive._inflate", __package__), check=_inflate_setup)
 ISAL = _load("isal", "gzip compression of the N-Quads files", lambda: import_module("isal.isal_zlib"))
-ACCELERATORS = (SCAN, BLOCKS, NQUADS, FASTWARC, INFLATE, ISAL)
+CHECK = _load("check", "the quality check's pass over a page's lines",
+              lambda: import_module(".quality._check", __package__))
+ACCELERATORS = (SCAN, BLOCKS, NQUADS, FASTWARC, INFLATE, ISAL, CHECK)
 
 
 def in_use() -> dict[str, str]:

@@ -405,7 +405,7 @@ def test_a_worker_running_the_python_fallbacks_warns_records_it_and_gives_the_sa
     off = "fallback (turned off by QUADFLEET_NO_NATIVE)"
     assert re.search(r"INFO accelerators: scan " + re.escape(off) + ", blocks ", log), log[-2000:]
     warning = re.findall(r"WARNING (running Python fallbacks[^\n]*)", log)
-    names = ("scan", "blocks", "nquads", "fastwarc", "inflate", "isal")
+    names = ("scan", "blocks", "nquads", "fastwarc", "inflate", "isal", "check")
     assert len(warning) == 1 and all(f"{name} (" in warning[0] for name in names)
     for uri in inputs:
         versions = fleet.json(out, f"stats/{input_id_of(uri)}.json.gz")["versions"]

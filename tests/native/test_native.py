@@ -16,7 +16,7 @@ from quadfleet.worker.output.compression import decompress, find_nquads
 from quadfleet.worker.output.layout import decode_stats
 
 CLI = [sys.executable, "-m", "quadfleet.cli"]
-NAMES = ("scan", "blocks", "nquads", "fastwarc", "inflate", "isal")
+NAMES = ("scan", "blocks", "nquads", "fastwarc", "inflate", "isal", "check")
 OFF = f"fallback (turned off by {native.OFF_ENV})"
 
 

@@ -1,12 +1,18 @@
 """check_lines, written for speed (memos per predicate, a quad's domain checked when its line is read against its
 subject's first class, the quads counted as the lines less those passed over), against its definition: every line
 split and looked at, the domains checked once the page's every class is known. On random pages (damaged lines
-among them), on the corpus's real pages, with ``full`` on and off."""
+among them), on the corpus's real pages, with ``full`` on and off; each with the C scan (``quality/_check.c``,
+which hands the Python loop only the lines it cannot finish) and without it (the Python loop over every line)."""
 from __future__ import annotations
 
+import os
 import random
 
+import pytest
+
 from conftest import real_pages
+from quadfleet.worker import native
+from quadfleet.worker.quality import check as check_module
 from quadfleet.worker.config import load_config
 from quadfleet.worker.pipeline.pagequads import run_page
 from quadfleet.worker.quality.check import (BAD_LEXICAL_FORM, LITERAL_FOR_OBJECT, OUTSIDE_DOMAIN, RDF_TYPE,
@@ -14,7 +20,7 @@ from quadfleet.worker.quality.check import (BAD_LEXICAL_FORM, LITERAL_FOR_OBJECT
 from quadfleet.worker.quality.lexical import GTIN_LENGTHS, checkable, gtin_ok, parses
 from quadfleet.worker.quality.terms import class_term, property_term
 from quadfleet.worker.quality.vocabulary import vocabulary
-from test_page_fast_paths import random_line_pages
+from test_page_fast_paths import G, TYPE, random_line_pages
 
 
 def misspelt(out: PageCheck, term, s: str, i: int, prop: str, written: str) -> None:
@@ -98,12 +104,57 @@ def damaged(pages: list[list[str]], rng: random.Random) -> list[list[str]]:
     return out
 
 
+@pytest.fixture(params=["native", "python"], autouse=True)
+def scan_path(request, monkeypatch):
+    """Every test runs twice: with the C scan (where it is built), and with the Python loop alone."""
+    if request.param == "python":
+        monkeypatch.setattr(check_module, "_SCAN", None)
+    elif not native.CHECK.active:
+        if os.environ.get("CI"):
+            pytest.fail(f"the C scan does not run: {native.CHECK.reason}")
+        pytest.skip(f"the C scan does not run here: {native.CHECK.reason}")
+    return request.param
+
+
+# (properties whose literals' lexical forms are checked: dates, numbers, booleans, a GTIN; one of objects only)
+CHECKED = [f"<http://schema.org/{p}>" for p in ("startDate", "datePublished", "numberOfPages", "isAccessibleForFree",
+                                                "copyrightYear", "gtin13", "author")]
+LITERALS = ['" 2015-03-03 "', '"2015-03-03\u00a0"', '"\u3000 2015-03-03"', '"\\u0032015-03-03"', '"2015-03-03\\t"',
+            '"2015-03-03\\"', '"\\"2015-03-03\\""', '" 12 "', '"\\u0031\\u0032"', '"12\\n"', '"1\u00a0"', '" true"',
+            '"true\\r"', '" 1234567890128 "', '"\\u00312"^^<http://schema.org/Number>', '" "', '""', '"March 3, 2015"']
+
+
+def unusual(pages: list[list[str]], rng: random.Random) -> list[list[str]]:
+    """Pages whose lines hold characters past ASCII (a str of 1, 2 or 4 bytes a character) in their subjects, their
+    literals, their IRIs; lines without their newline; spaces where a quad has none."""
+    marks = ["\u00e9", "\u20ac", "\U0001f600", "\u00ff", " ", "\u00a0", "\u3000", "\\", "\\u00e9"]
+    out = []
+    for lines in pages:
+        lines = list(lines)
+        for _ in range(4):
+            j = rng.randrange(len(lines))
+            mark = rng.choice(marks)
+            lines[j] = rng.choice([lines[j].replace("_:b", f"_:{mark}b", 1), lines[j].replace('"', f'"{mark}', 1),
+                                   lines[j].replace("schema.org/", f"schema.org/{mark}", 1), lines[j].rstrip("\n"),
+                                   lines[j] + mark, lines[j].replace("> .", ">  .", 1), f"{mark} {lines[j]}",
+                                   lines[j].replace(" ", f"{mark} ", 1), lines[j].replace("<", f"{mark}<", 1),
+                                   lines[j].replace('" <', f'{mark}" <', 1), lines[j].replace('"^^', f'{mark}"^^', 1)])
+        for _ in range(2):   # literals whose check turns on their escapes and the spaces around them
+            j = rng.randrange(len(lines))
+            parts = lines[j].split(" ", 2)
+            if len(parts) == 3:
+                lines[j] = f"{parts[0]} {rng.choice(CHECKED)} {rng.choice(LITERALS)}{G}"
+        out.append(lines)
+    return out
+
+
 def test_random_pages_are_checked_as_defined():
     rng = random.Random(7)
     pages = random_line_pages(1500)
     # subjects whose class comes after their properties, or never: the domain checks left to the page's end
     pages += [lines[::-1] for lines in pages[:300]]
     pages += damaged(pages[:400], rng)
+    pages += unusual(pages[:600], rng)
     for lines in pages:
         for full in (True, False):
             assert as_compared(check_lines(lines, full)) == as_compared(defined_check(lines, full)), lines
@@ -121,3 +172,19 @@ def test_real_pages_are_checked_as_defined():
     for lines in pages:
         for full in (True, False):
             assert as_compared(check_lines(lines, full)) == as_compared(defined_check(lines, full))
+
+
+def test_memos_emptied_as_they_fill_give_the_same_checks(monkeypatch):
+    """The memos (and the C scan's, emptied with them) past their size: each page checks as defined still."""
+    monkeypatch.setattr(check_module, "MEMO", 3)
+    rng = random.Random(11)
+    pages = random_line_pages(300)
+    pages += unusual(pages[:200], rng)
+    for lines in pages:
+        for full in (True, False):
+            assert as_compared(check_lines(lines, full)) == as_compared(defined_check(lines, full)), lines
+
+
+def test_pages_not_given_as_lists_are_checked_as_defined():
+    for lines in random_line_pages(100):
+        assert as_compared(check_lines(tuple(lines))) == as_compared(defined_check(lines))

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..native import CHECK
 from ..rdf.nquads import unescape
 from .lexical import GTIN_LENGTHS, checkable, gtin_ok, matcher
 from .terms import MEMO, Term, class_term, property_term
@@ -86,6 +87,15 @@ _TYPE = object()
 _PLAIN = object()
 _PREDICATES: dict[str, object] = {}
 _TYPES: dict[str, Term | None] = {}
+# The same memos as the C scan (``_check.c``) reads them, filled beside them: a predicate token -> :data:`_PLAIN`,
+# None, :data:`_TYPE`, (flags, in_domain, key, match) for a property spelt right, else its :class:`_Predicate`;
+# an ``rdf:type`` object token -> the key of a class spelt right, None (not schema.org), else its term. The scan
+# finishes a line only with what they say, and leaves anything else (a token not in them yet) to Python.
+_SCAN_PREDICATES: dict[str, object] = {}
+_SCAN_CLASSES: dict[str, object] = {}
+_SCAN = CHECK.module
+if _SCAN is not None:
+    _SCAN.setup(_PLAIN, _TYPE, Finding, LITERAL_FOR_OBJECT, BAD_LEXICAL_FORM)
 _CLASS_NAMES: dict[str, frozenset[str]] = {}   # class key -> the defined classes it means
 _IN_DOMAIN_MEMO = 4_096   # class keys remembered per property (past it, emptied)
 
@@ -103,8 +113,20 @@ def _predicate(token: str) -> object:
         found = None if term is None else _new_predicate(term)
     if len(_PREDICATES) > MEMO:
         _PREDICATES.clear()
+        _SCAN_PREDICATES.clear()
     _PREDICATES[token] = found
+    _SCAN_PREDICATES[token] = _scan_entry(found)
     return found
+
+
+def _scan_entry(found: object) -> object:
+    """What the C scan reads of a predicate: for a property spelt right with something to check, its flags (as
+    ``_check.c`` defines them), its ``in_domain`` memo, its key and its literals' ``match`` (None for a GTIN: Python
+    checks those); else its memo entry (the scan hands a line of a :class:`_Predicate` to Python)."""
+    if not isinstance(found, _Predicate) or found.term.kinds:
+        return found
+    flags = found.literals + 2 * found.domain + 4 * found.objects_only + 8 * found.node_repair
+    return flags, found.in_domain, found.term.key, found.match
 
 
 def _new_predicate(term: Term) -> object:
@@ -130,7 +152,9 @@ def _class(token: str) -> Term | None:
     if found is _TYPES:
         if len(_TYPES) > MEMO:
             _TYPES.clear()
+            _SCAN_CLASSES.clear()
         found = _TYPES[token] = class_term(token[1:-1])
+        _SCAN_CLASSES[token] = found.key if found is not None and not found.kinds else found
     return found
 
 
@@ -195,7 +219,10 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
     looked up in a memo that says all a line of it needs, so a line of another vocabulary, or of a property with
     nothing to check (most), costs nothing more (the quads are the lines less those passed over). A domain is
     checked as its line is read, against the subject's first class (its ``rdf:type`` nearly always comes first):
-    only a quad whose subject has no class yet, or whose first class is not in the domain, waits for the rest."""
+    only a quad whose subject has no class yet, or whose first class is not in the domain, waits for the rest.
+
+    Where the C scan is built (``_check.c``), it does what this loop does for the lines that need no more than
+    its memos say, in line order, and hands the loop only the others (its ``skipped``: those it passed over)."""
     out = PageCheck()
     findings = out.findings
     classes = out.classes
@@ -204,7 +231,9 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
     known = _PREDICATES.get
     plain = _PLAIN
     skipped = 0   # lines that are no schema.org quad
-    for i, line in enumerate(lines):
+    scan = (enumerate(lines) if _SCAN is None or type(lines) is not list
+            else _SCAN.Scan(lines, full, _SCAN_PREDICATES, _SCAN_CLASSES, out))
+    for i, line in scan:
         try:
             s, p, rest = line.split(" ", 2)
         except ValueError:   # not a quad (a damaged data file): no error of ours
@@ -260,7 +289,7 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
             keys = subject_classes(s)
             if keys is None or not (pred.in_domain.get(keys[0]) or _class_in_domain(pred, keys[0])):
                 pending.append((s, pred, i))
-    out.schema_quads = len(lines) - skipped
+    out.schema_quads = len(lines) - skipped - getattr(scan, "skipped", 0)
     if pending and classes:
         _check_domains(pending, classes, findings)
     return out
