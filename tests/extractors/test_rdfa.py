@@ -353,7 +353,13 @@ _HEAD_PIECES = [
     '<link rel="ex:r foo:s" href="/p">',
     # valueless attributes, and a plain <meta>'s two attributes read at once (names and values, in either order)
     '<meta property="og:v" content>', '<meta property content="n">', '<meta content property="og:w">',
-    '<meta property="og:d" content="d" data-x="1">']
+    '<meta property="og:d" content="d" data-x="1">',
+    # <html>/<head>/<body> and <meta> attributes read in one pass: inert ones, languages (valueless, both kinds, as
+    # cased), a significant attribute after a prefix declaration, a token-list attribute beside the two read
+    '<html class="no-js" lang="de">', "<html lang>", '<html xml:lang="FR" lang="de">', "<head lang>",
+    '<head data-x lang="PT">', "<html prefix='ex: http://e.example/' about='#x'>", '<body lang="es">',
+    '<meta class="a b" property="og:c" content="c">', '<meta property="og:q" lang content="q">',
+    '<meta content="r" xml:lang="EN-gb" lang="de" property="og:r">', '<meta property="og:s" class="x">']
 
 
 def test_fast_path_matches_the_full_walk_on_random_heads(monkeypatch):

@@ -45,6 +45,28 @@ def test_head_selections_match_the_per_element_rule():
             assert find._head_only(root, len(props), len(rels) + 1, len(revs)) is None
 
 
+def test_head_selection_at_once_is_the_selections_apart():
+    """_head_only's one selection of every kind gives what they give apart (its definition) for counts that are
+    never fewer than the head's children have of each kind (as the prefilter's are), valueless @property,
+    elements of two kinds and RDFa outside the head included."""
+    rng = random.Random(23)
+    pieces = ["<meta property>", '<meta property="og:p" content="v" rel="dc:x">', '<link rev="license" rel="x:y">']
+    answered = 0
+    for _ in range(600):
+        html = _random_page(rng).replace("</head>", "".join(rng.sample(pieces, rng.randint(0, 2))) + "</head>")
+        root = dom.parse(html.encode("utf-8"))
+        children = root.node.select(":scope > head > *")
+        rels = sum(_value_hit(n.attr("rel") or "") for n in children)
+        revs = sum(_value_hit(n.attr("rev") or "") for n in children)
+        for properties in range(4):
+            for more_rels, more_revs in ((0, 0), (1, 0), (0, 1), (2, 1)):
+                args = (root, properties, rels + more_rels, revs + more_revs)
+                got = find._head_only(*args)
+                assert got == find._head_only_apart(*args), html
+                answered += got is not None
+    assert answered > 300
+
+
 def test_may_relate_selector_is_asked_first_only_where_it_can_be_true():
     rng = random.Random(9)
     for _ in range(300):

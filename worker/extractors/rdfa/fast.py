@@ -17,8 +17,6 @@ from .walk import Scope, Walk
 Element = dom.Element
 _new = tuple.__new__  # (a Literal made in C: its NamedTuple constructor is a Python call)
 
-# Attributes of <html>/<head> that take the page off the fast path (one CSS match in C, not nine reads).
-_SIGNIFICANT = "[about], [typeof], [resource], [href], [src], [property], [rel], [rev], [vocab]"
 # Attributes that take a head <meta property> / <link rel> off the fast path (xmlns:* too): each could change
 # the subject, the object, the kind of value or a prefix. Anything else (name, id, data-*) is inert.
 _META_OFF_FAST = frozenset(("about", "typeof", "resource", "href", "src", "rel", "rev", "vocab", "prefix",
@@ -37,18 +35,20 @@ def fast_triples(doc: Walk, bearing: list) -> int:
     ``@rel`` its blank node. So a page with a long Open Graph head and a little RDFa in its body walks only
     the latter."""
     root = doc.root.node
-    if root.tag != "html" or root.matches(_SIGNIFICANT):
+    top = _scope(doc, root, _TOP) if root.tag == "html" else None
+    if top is None:
         return 0
     out = doc.out
-    top = doc.scope(root, Scope(INITIAL_PREFIXES, None, None))
     parent = scope = lang = cache = iris = None
     base = doc.base
     for done, node in enumerate(bearing):
         if node.parent is not parent:
             parent = node.parent
-            if type(parent) is not Element or parent.parent is not root or parent.matches(_SIGNIFICANT):
+            if type(parent) is not Element or parent.parent is not root:
                 return done  # (html's element children are its head and body)
-            scope = doc.scope(parent, top)
+            scope = _scope(doc, parent, top)
+            if scope is None:
+                return done
             lang = scope.lang
             # (no @prefix, xmlns: or @vocab on the elements, all off the fast path: only a language can make
             # their scope differ from their parent's, so their IRIs depend on the value alone when that scope is
@@ -61,18 +61,18 @@ def fast_triples(doc: Walk, bearing: list) -> int:
             _link(doc, node, scope, cache, iris)
             continue
         items = node.attrs.items()  # (names and values in one call in C, not three)
-        if len(items) == 2 and items[0][0] == "property" and items[1][0] == "content" \
-                and items[0][1] is not None and items[1][1] is not None:
-            prop = items[0][1]  # (an Open Graph <meta>: nothing else to check)
-            value = _new(Literal, (items[1][1], lang, None))
+        if len(items) == 2:
+            (name, prop), (second, content) = items
+            if name != "property" or second != "content" or prop is None or content is None:
+                prop, value = _meta(node, items, lang)  # (another pair of attributes)
+                if value is None:
+                    return done
+            else:  # (an Open Graph <meta>: nothing else to check)
+                value = _new(Literal, (content, lang, None))
         else:
-            get = node.attr
-            prop, content = get("property"), get("content")
-            own = _own_lang(node, _META_OFF_FAST)
-            if own is None:
+            prop, value = _meta(node, items, lang)
+            if value is None:
                 return done
-            value = Literal(text(dom.view(node)) if content is None else content, _lang(get) if own else lang)
-            prop = prop or ""
         found = cache.get(prop)
         if found is None:
             if "_:" in prop:  # (never kept: its blank-node labels are numbered as the walk numbers them)
@@ -81,6 +81,66 @@ def fast_triples(doc: Walk, bearing: list) -> int:
         for p in found:
             out.append((base, p, value))
     return len(bearing)
+
+
+def _meta(node, items: list, lang: str | None) -> tuple[str, Literal | None]:
+    """(``@property``, its literal) of a ``<meta>`` whose attributes (``items``) are not just ``@property`` and
+    ``@content``; ("", None) if one of them takes it off the fast path (:data:`_META_OFF_FAST`, ``xmlns:*``)."""
+    found = {}
+    for name, value in items:
+        if name in _META_OFF_FAST or name[:6] == "xmlns:":
+            return "", None
+        if name in _META_READ:
+            # (as ``attr`` reads it: a valueless attribute is "", a token list its raw value)
+            found[name] = value if type(value) is str else node.attr(name)
+    content = found.get("content")
+    raw = found.get("xml:lang", found.get("lang"))
+    if raw is not None:
+        lang = raw.lower() or None
+    return found.get("property") or "", Literal(text(dom.view(node)) if content is None else content, lang)
+
+
+_META_READ = frozenset(("property", "content", "lang", "xml:lang"))
+# Attributes of <html>/<head>/<body> that take their elements off the fast path (read with the others: see _scope).
+_SIGNIFICANT = frozenset(("about", "typeof", "resource", "href", "src", "property", "rel", "rev", "vocab"))
+_TOP = Scope(INITIAL_PREFIXES, None, None)
+_LANG_SCOPES: dict[str | None, Scope] = {None: _TOP}  # the initial context with a language, as the pages set it
+
+
+def _scope(doc: Walk, node, parent: Scope) -> Scope | None:
+    """What :meth:`.walk.Walk.scope` gives ``<html>``, ``<head>`` or ``<body>`` (``node``), from one read of its
+    attributes; None if one of them (:data:`_SIGNIFICANT`) takes its elements off the fast path. Only a page that
+    declares prefixes (``@prefix``, ``xmlns:*``) asks the walk: else the scope differs from ``parent`` by its
+    language at most, and the scopes of the initial context are shared across pages."""
+    raw = xml_lang = None
+    declares = False
+    for name, value in node.attrs.items():
+        if name in _SIGNIFICANT:
+            return None
+        if name == "lang":
+            raw = value or ""  # (a valueless attribute: "", as ``attr`` reads it)
+        elif name == "xml:lang":
+            xml_lang = value or ""
+        elif name == "prefix" or name[:6] == "xmlns:":
+            declares = True
+    if declares:
+        return doc.scope(node, parent)
+    if xml_lang is not None:
+        raw = xml_lang
+    if raw is None:
+        return parent
+    lang = raw.lower() or None
+    if lang == parent.lang:
+        return parent
+    if parent.prefixes is not INITIAL_PREFIXES or parent.vocab is not None:
+        return Scope(parent.prefixes, parent.vocab, lang)
+    found = _LANG_SCOPES.get(lang)
+    if found is None:
+        if len(_LANG_SCOPES) >= 1_000:
+            _LANG_SCOPES.clear()
+            _LANG_SCOPES[None] = _TOP
+        found = _LANG_SCOPES[lang] = Scope(INITIAL_PREFIXES, None, lang)
+    return found
 
 
 def _link(doc: Walk, node, scope: Scope, cache: dict, iris) -> None:
@@ -119,14 +179,6 @@ def _own_lang(node, off: frozenset) -> bool | None:
         if name == "lang" or name == "xml:lang":
             lang = True
     return lang
-
-
-def _lang(get) -> str | None:
-    """The language an element sets itself (``xml:lang`` over ``lang``), as :meth:`.walk.Walk.scope` reads it."""
-    raw = get("xml:lang")
-    if raw is None:
-        raw = get("lang")
-    return raw.lower() or None
 
 
 _DROPPED = BNode("")
