@@ -270,3 +270,29 @@ def test_what_the_html5_parser_changes_later_is_never_cut_away(head, later):
     body = head + _TAIL.encode() + later + b"<p>end</p></body></html>"
     outcome = _check("http://example.com/p", body)  # (the lines equal the whole page's)
     assert outcome in ("dropped", "none")
+
+
+def test_the_pages_shortcuts_agree_with_their_definitions():
+    """Page's own shortcuts: an element's emptiness told from its node where it has no descendant (else from its
+    view, as before), the cached attributes read once, and the empty Counters made without Counter's frames."""
+    from collections import Counter
+
+    from quadfleet.worker.html import dom
+    from quadfleet.worker.html import page as page_module
+    rng = random.Random(3)
+    docs = [b"<html><head><title>t</title></head><body></body></html>", b"<body><!-- c --></body>",
+            b"<body class=x></body>", b"<body> </body>", b"<meta name=a><body><p>x</p>"]
+    docs += [pg.body[:rng.randrange(len(pg.body) + 1)] for pg in list(corpus_pages())[:40]]
+    seen = 0
+    for data in docs:
+        top = dom.parse(data).node
+        for node in [top, *top.select("*")]:
+            assert page_module._empty_node(node) == page_module._empty(dom.view(node)), data
+            seen += 1
+    assert seen > 100
+    page = Page(url="http://example.com/", body=b"<p>caf\xc3\xa9</p>")
+    assert page.utf8_valid and "utf8_valid" in page.__dict__ and page.encoding == "utf-8"
+    assert page.tree is page.tree and Page.tree.__doc__
+    assert type(page.events) is Counter and page.events == Counter() and page.events is not page.notes
+    page.events["x"] += 1
+    assert page.events == Counter(x=1) and not Page(url="u", body=b"").events

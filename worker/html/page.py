@@ -11,7 +11,7 @@ import html
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import partial
 from urllib.parse import urljoin
 
 from ..native import SCAN
@@ -30,6 +30,31 @@ def _utf8_valid_py(data: bytes | memoryview) -> bool:
 
 
 _utf8_valid = SCAN.module.utf8_valid if SCAN.active else _utf8_valid_py
+
+
+class _once:  # noqa: N801 (a decorator, named as functools.cached_property)
+    """functools.cached_property without its lock (Python 3.11 takes an RLock at every first read: a tenth of a
+    page's Python time around the tree): a Page is read by one thread. A non-data descriptor, as that one: once
+    its value is in the instance's ``__dict__``, the attribute is read from there without calling it."""
+
+    def __init__(self, func) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
+# An empty Counter made by dict's C constructor: Counter() runs two Python frames (__init__, update) to add
+# nothing, twice a page. (dict.__new__ of the subclass is the same empty Counter.)
+_new_counter = partial(dict.__new__, Counter)
 
 _BASE = re.compile(r"""<base\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 _CUT_NAME = "quadfleet-cut"
@@ -54,6 +79,7 @@ _REACHES_ON = ("[property], [rel], [rev], [itemprop]:not([itemscope]):not([conte
 _INCLUDE = "[class*=include i]"  # (the elements an include pattern may be on, and more)
 _EXOTIC = frozenset(("select", "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption", "colgroup",
                      "template", "svg", "math", "frameset", "object", "applet", "marquee"))
+_OPEN_STOP = _FORMATTING | _EXOTIC
 
 
 @dataclass(eq=False)
@@ -66,9 +92,9 @@ class Page:
     offset: int | None = None
     length: int | None = None
     # Problems an extractor met on this page, by kind ("jsonld-remote-context", ...): counted, not fatal.
-    events: Counter = field(default_factory=Counter)
+    events: Counter = field(default_factory=_new_counter)
     # Things worth counting that are not failures ("jsonld-repaired-json": used after repair).
-    notes: Counter = field(default_factory=Counter)
+    notes: Counter = field(default_factory=_new_counter)
     # Set by the prefilter: what the page's markup shows (None: no prefilter ran), and where a parse may
     # stop (None: the whole page): ``head_cut`` when the head alone is the DOM the extractors that run need,
     # ``body_cut`` after the element that holds the page's last DOM evidence.
@@ -76,11 +102,11 @@ class Page:
     head_cut: int | None = None
     body_cut: int | None = None
 
-    @cached_property
+    @_once
     def lower(self) -> bytes:
         return self.body.lower()
 
-    @cached_property
+    @_once
     def tree_lower(self) -> bytes | None:
         """The lower-cased bytes :attr:`tree` was parsed from, None if its markup is not ASCII bytes."""
         if not charset.ascii_compatible(self.encoding):
@@ -88,11 +114,11 @@ class Page:
         cut = self.head_cut if self.head_cut is not None else self.body_cut
         return self.lower if cut is None else self.body[:cut].lower()
 
-    @cached_property
+    @_once
     def _decoded(self) -> tuple[str, str]:
         return charset.decode(self.body, self.content_type, self.declared_charset)
 
-    @cached_property
+    @_once
     def declared_charset(self) -> tuple[str, str] | None:
         """(codec, source) if a byte-order mark, the HTTP header or a ``<meta>`` names one (asked once)."""
         return charset.declared_charset(self.body, self.content_type)
@@ -105,14 +131,14 @@ class Page:
             return self.body
         return self.text.encode("utf-8", "surrogatepass")
 
-    @cached_property
+    @_once
     def utf8_exact(self) -> bool:
         """Whether :attr:`text` is the body's bytes read as UTF-8, character for character (no byte-order
         mark, nothing replaced): then a slice of the bytes between two ASCII characters decodes to the
         same slice of the text, and consumers can skip decoding the whole page."""
         return self.encoding == "utf-8" and self.utf8_valid
 
-    @cached_property
+    @_once
     def utf8_valid(self) -> bool:
         """Whether the body's bytes are valid UTF-8: asked by :attr:`encoding`, :attr:`utf8_exact` and the cut,
         and a pass over the whole page each time, so told once."""
@@ -122,7 +148,7 @@ class Page:
     def text(self) -> str:
         return self._decoded[0]
 
-    @cached_property
+    @_once
     def encoding(self) -> str:
         """The codec of :attr:`text`, as :func:`charset.decode` chooses it; known without decoding the page
         when a charset is declared or the bytes are valid UTF-8 (a DOM-only page is then never decoded)."""
@@ -133,7 +159,7 @@ class Page:
             return "utf-8"
         return self._decoded[1]
 
-    @cached_property
+    @_once
     def base(self) -> str:
         """The document base IRI: the first ``<base href>`` resolved against the page URL."""
         if self.evidence is not None and self.evidence.base_at < 0:
@@ -147,7 +173,7 @@ class Page:
                 pass
         return self.url
 
-    @cached_property
+    @_once
     def tree(self):
         """The page's HTML5 tree (:func:`.dom.parse`), made once.
 
@@ -231,9 +257,7 @@ class Page:
         node = parent
         still_open = []
         while isinstance(node, dom.Element):  # the elements still open at the cut: what they hold goes on past it
-            if node.tag in _FORMATTING or node.tag in _EXOTIC:
-                return None
-            if node.matches(_REACHES_ON):
+            if node.tag in _OPEN_STOP or node.matches(_REACHES_ON):
                 return None
             if roots:
                 value = node.attr("class")
@@ -255,7 +279,7 @@ def _last_element(node, in_head: bool):
     ``<head>``, if what follows it is only the empty ``<body>`` the parser implies at the end of the bytes."""
     if in_head:
         kids = [kid for kid in node.children if isinstance(kid, dom.Element)]
-        if len(kids) == 2 and _empty(dom.view(kids[1])):
+        if len(kids) == 2 and _empty_node(kids[1]):
             node = kids[0]
     while True:
         for kid in reversed(node.children):
@@ -269,6 +293,13 @@ def _last_element(node, in_head: bool):
 def _empty(el) -> bool:
     """Whether ``el`` has no attribute, child or text (an element the parser implied)."""
     return not len(el) and not el.attrib and dom.lead_text(el) is None
+
+
+def _empty_node(node) -> bool:
+    """:func:`_empty` of the node's view, told without making the view where the node has no descendant and no
+    attribute at all: the ``<body>`` the parser implies after a head's cut, a fifth of the cost (a node with
+    content pays a fifth more: only asked where it is mostly empty)."""
+    return (next(node.descendants, None) is None and not node.attrs) or _empty(dom.view(node))
 
 
 def _references_within(root, still_open: list) -> bool:
