@@ -11,18 +11,21 @@ module rdf's term types), so that every room that runs native code (``html``, ``
 tested against (``html/_scan.c`` beside ``html/evidence.py``, ``archive/_inflate.c`` beside the FastWARC
 reader); they import no Python module, and only this loader imports them.
 
-- ``scan`` (``html/_scan.c``): the prefilter's one pass over a page's bytes, UTF-8 validation, and the FastWARC
-  reader's search for gzip member headers. Fallback: :func:`.html.evidence.scan_py`, Python's decoder, and
-  :func:`.archive.gzip_members.gzip_member_at_py`. The member search stays in ``_scan.c``, a byte scanner as
-  the rest of it, rather than in ``_inflate.c``: the reader needs it exactly where ``inflate`` does not run
-  (FastWARC inflated the member, and where it ended is checked by looking for the next member's header), and
-  ``inflate`` does not run where libdeflate is missing.
-- ``blocks`` (``html/_blocks.c``): a page's JSON-LD script blocks. Fallback: :func:`.html.blocks.iter_blocks_py`.
+- ``scan`` (``html/_scan.c``, with ``_scan_bytes.c`` and ``_rawtext.c``): the prefilter's one pass over a page's
+  bytes, UTF-8 validation, the FastWARC reader's search for gzip member headers, and the script and style
+  contents left out of a parse. Fallback: :func:`.html.evidence.scan_py`, Python's decoder,
+  :func:`.archive.gzip_members.gzip_member_at_py` and :func:`.html.rawtext.raw_ranges_py`. The member search stays
+  in this module (``_scan_bytes.c``), a byte scanner as the rest of it, rather than in ``_inflate.c``: the reader
+  needs it exactly where ``inflate`` does not run (FastWARC inflated the member, and where it ended is checked by
+  looking for the next member's header), and ``inflate`` does not run where libdeflate is missing.
+- ``blocks`` (``html/_blocks.c``, with ``_blocks_walk.c``): a page's JSON-LD script blocks, and the walk of a plain
+  schema.org block to its triples. Fallback: :func:`.html.blocks.iter_blocks_py`, the JSON-LD extractor's Python walk.
 - ``nquads`` (``html/_nquads.c``): a page's N-Quads lines made from the terms its serializer has already made,
   the common case; it answers None for the rest. Fallback: :meth:`.rdf.nquads.Serializer.line` alone.
 - ``fastwarc`` (the FastWARC package): splitting and inflating WARC records. Fallback: warcio alone.
-- ``inflate`` (``archive/_inflate.c`` with libdeflate, which the ``deflate`` package carries): the gzip member of
-  a record inflated whole, in one call, and its exact end; about a third faster than FastWARC's streaming
+- ``inflate`` (``archive/_inflate.c`` with libdeflate, which the ``deflate`` package carries; ``_inflate_fields.c``
+  reads the usual record's WARC and HTTP headers in the same call): the gzip member of a record inflated whole, in
+  one call, and its exact end; about a third faster than FastWARC's streaming
   inflate. Fallback: FastWARC's inflate. libdeflate is opened at run time (nothing is linked at build time),
   from the ``deflate`` package's extension, else the system's ``libdeflate.so.0``.
 - ``isal`` (the isal package, ISA-L's deflate): gzip compression of the N-Quads files, about four times as fast as

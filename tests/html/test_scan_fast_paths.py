@@ -75,3 +75,31 @@ def test_the_next_lt_is_remembered_across_values_and_nested_reads():
               b"<div class='include' property=x typeof itemscope>", b"<!-- <a rel=license> -->"]
     for _ in range(3000):
         _agree(b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30))))
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        str(data, "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_utf8_blocks_give_the_strict_decoders_answer():
+    """utf8_valid skips ASCII 128, 64 and 16 bytes at a time and checks runs of sequences: a sequence (valid,
+    overlong, a surrogate, past U+10FFFF, cut short, a stray continuation byte) at every offset of those blocks,
+    after and before ASCII of every length around them, and runs of them, answer as Python's decoder."""
+    rng = random.Random(11)
+    seqs = [b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\xbf", b"\xef\xbf\xbf", b"\xed\x9f\xbf",
+            b"\xed\xa0\x80", b"\xc0\xaf", b"\xc1\xbf", b"\xe0\x80\xaf", b"\xe0\x9f\xbf", b"\xf0\x8f\xbf\xbf",
+            b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\x80", b"\xbf", b"\xff", b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98"]
+    scan = native.SCAN.module.utf8_valid
+    for lead in range(0, 260, 7):
+        for seq in seqs:
+            for tail in (0, 1, 15, 16, 63, 64, 127, 130):
+                data = b"a" * lead + seq + b"b" * tail
+                assert scan(data) == _decodes(data), data
+    for _ in range(3000):
+        data = b"".join(rng.choice([rng.choice(seqs), b"x" * rng.randrange(200)]) for _ in range(rng.randrange(8)))
+        assert scan(data) == _decodes(data), data
+        assert scan(memoryview(data)[1:]) == _decodes(data[1:]), data

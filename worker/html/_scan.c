@@ -50,12 +50,17 @@
  *              not the page's tree)
  *   body_last  offset of the last "<body" start tag (-1: none): its attributes go to the body already made
  *   raw_last   offset of the last "<script" or "<style" tag before the first tag with evidence whose element may
- *              hold content (-1: none): how far a parse may leave out raw text (_rawtext.h, rawtext.py)
+ *              hold content (-1: none): how far a parse may leave out raw text (_rawtext.c, rawtext.py)
+ *
+ * The module is this file and two more, which share _scan.h: _scan_bytes.c, the byte searches beside the scan (the
+ * needles and token sets a value is matched against, UTF-8 validation, the gzip member search), and _rawtext.c,
+ * raw_ranges (the walk that leaves out raw text).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include "_scan.h"
 
 #define F_JSONLD 1
 #define F_ITEMSCOPE 2
@@ -68,19 +73,7 @@
 #define F_REFS 256
 #define F_BODY_TEXT 512
 
-#define MAX_TOKENS 62
 #define RAW_MAX 256  /* <script and <style tags remembered (more: raw_last is the one before text_first) */
-
-/* A set of tokens looked for in class or rel values, with three filters filled once per scan so that a token of
-   the value is mostly passed over after three table look-ups: by_len[l], the tokens l bytes long; first[c & 31]
-   and last[c & 31], the tokens whose first (last) byte lower-cased is c, keyed by the low five bits, which an
-   ASCII letter shares with its upper case (a collision only lets a candidate through to the full compare). */
-typedef struct {
-    Py_ssize_t n;
-    const char *tok[MAX_TOKENS];
-    Py_ssize_t len[MAX_TOKENS];
-    unsigned long long by_len[64], first[32], last[32];
-} Tokens;
 
 typedef struct {
     const unsigned char *base, *end;  /* the whole page */
@@ -105,25 +98,12 @@ static inline int is_sp(unsigned char c) { return c <= ' '; }
 static inline int is_bound(unsigned char c) {
     return c <= ' ' ? (c == ' ' || (c >= 9 && c <= 13) || (c >= 28 && c <= 31)) : c >= 0x80;
 }
-static inline int is_alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 static inline int is_namechar(unsigned char c) {
     return is_alpha(c) || (c >= '0' && c <= '9') || c == ':' || c == '_' || c == '.' || c == '-';
 }
 
 /* The same tests as tables (filled at import): the inner loops run over every byte of every tag. */
-enum {
-    T_SEP = 1,        /* between attributes: is_sp, '/', >= 0x80 */
-    T_NAMESTOP = 2,   /* ends an attribute name */
-    T_BOUND = 4,      /* bounds a class/rel token */
-    T_NAME = 8,       /* continues a tag name */
-    T_VALSTOP = 16,   /* ends an unquoted value */
-    T_JUNK = 32,      /* a T_SEP byte that HTML5 reads as (part of) a name: neither white space nor '/' */
-    T_WS = 64,        /* is_ws */
-    T_TOKSTOP = 128,  /* ends a token's bytes: T_BOUND or '&' (a character reference: the value is odd) */
-    T_H5STOP = 256,   /* ends a tag name as HTML5 reads it: is_ws, '/', '>' */
-    T_H5ODD = 512,    /* after the name's letters, makes the two readings of a tag differ */
-};
-static unsigned short T[256];
+unsigned short qf_scan_T[256];  /* (_scan.h: the bits, and why the table is shared) */
 
 static void fill_tables(void) {
     for (int i = 0; i < 256; i++) {
@@ -139,145 +119,8 @@ static void fill_tables(void) {
         if (is_bound(c) || c == '&') t |= T_TOKSTOP;
         if (is_ws(c) || c == '/' || c == '>') t |= T_H5STOP;
         if (c == '=' || c == '<' || c == '"' || c == '\'' || c < 0x20 || c >= 0x80) t |= T_H5ODD;
-        T[i] = t;
+        qf_scan_T[i] = t;
     }
-}
-static inline unsigned char lc(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
-
-/* Whether a tag or attribute name equals a lower-case literal of letters and '-' (its length m known at compile
-   time: NAME_IS), ASCII-case-insensitively. Compared a word at a time with every byte OR 0x20, which maps a
-   letter to its lower case and is exact here: a name holds no byte <= 0x20 (they end it), and among bytes
-   0x21-0x7f only an upper-case letter becomes a lower-case one, and none becomes '-'. (Overlapping loads of
-   the name's own bytes: nothing is read beyond it.) */
-static inline uint64_t load_bytes(const void *s, int k) {  /* k: 2, 4 or 8, a constant */
-    if (k == 8) { uint64_t w; memcpy(&w, s, 8); return w; }
-    if (k == 4) { uint32_t w; memcpy(&w, s, 4); return w; }
-    uint16_t w; memcpy(&w, s, 2); return w;
-}
-static inline int name_is(const unsigned char *s, Py_ssize_t n, const char *lit, Py_ssize_t m) {
-    if (n != m) return 0;
-    int k = m >= 8 ? 8 : m >= 4 ? 4 : 2;  /* m <= 16: two loads of k bytes cover it */
-    uint64_t lower = 0x2020202020202020ULL >> (64 - 8 * k);
-    return !(((load_bytes(s, k) | lower) ^ load_bytes(lit, k))
-             | ((load_bytes(s + m - k, k) | lower) ^ load_bytes(lit + m - k, k)));
-}
-#define NAME_IS(s, n, lit) name_is((s), (n), lit, (Py_ssize_t)sizeof(lit) - 1)
-
-/* Case-insensitive substring search for a few fixed lower-case literals (Horspool): the byte under the pattern's
-   last position says how far it may move, mostly the pattern's whole length, so a class value is looked at about
-   one byte in seven for "include" (a byte-by-byte search cost about 12 instructions a byte). */
-typedef struct {
-    const char *lit;
-    Py_ssize_t m;
-    unsigned char shift[256];
-} Needle;
-
-enum { N_INCLUDE, N_LICENSE, N_DESCRIBEDBY, N_ROLE, N_LDJSON, N_CONTENT_LANGUAGE, N_COUNT };
-static Needle NEEDLES[N_COUNT] = {
-    {"include", 7, {0}}, {"license", 7, {0}}, {"describedby", 11, {0}}, {"role", 4, {0}},
-    {"ld+json", 7, {0}}, {"content-language", 16, {0}},
-};
-
-static void fill_needles(void) {
-    for (int k = 0; k < N_COUNT; k++) {
-        Needle *nd = &NEEDLES[k];
-        memset(nd->shift, (int)nd->m, 256);
-        for (Py_ssize_t j = 0; j + 1 < nd->m; j++) {
-            unsigned char c = (unsigned char)nd->lit[j];
-            nd->shift[c] = (unsigned char)(nd->m - 1 - j);
-            if (c >= 'a' && c <= 'z') nd->shift[c - 32] = (unsigned char)(nd->m - 1 - j);
-        }
-    }
-}
-
-static int contains_ci(const unsigned char *s, Py_ssize_t n, int which) {
-    const Needle *nd = &NEEDLES[which];
-    Py_ssize_t m = nd->m;
-    const unsigned char *lit = (const unsigned char *)nd->lit;
-    for (Py_ssize_t i = 0; i + m <= n; i += nd->shift[s[i + m - 1]]) {
-        if (lc(s[i + m - 1]) != lit[m - 1]) continue;
-        Py_ssize_t k = 0;
-        while (k < m - 1 && lc(s[i + k]) == lit[k]) k++;
-        if (k == m - 1) return 1;
-    }
-    return 0;
-}
-
-static void fill_filters(Tokens *ts) {
-    memset(ts->by_len, 0, sizeof ts->by_len);
-    memset(ts->first, 0, sizeof ts->first);
-    memset(ts->last, 0, sizeof ts->last);
-    for (Py_ssize_t t = 0; t < ts->n; t++) {
-        const unsigned char *s = (const unsigned char *)ts->tok[t];
-        ts->by_len[ts->len[t]] |= 1ULL << t;
-        ts->first[s[0] & 31] |= 1ULL << t;
-        ts->last[s[ts->len[t] - 1] & 31] |= 1ULL << t;
-    }
-}
-
-/* Where a token that starts before end ends: at the first T_TOKSTOP byte from p, or end. Eight bytes at a time
-   where the page has them (limit: its end; a class value is mostly followed by more of it): a class token is
-   about ten bytes long, and a byte at a time cost some seven instructions a byte. stop_bytes marks, exactly,
-   each byte <= 0x20, >= 0x80 or '&', a superset of T_TOKSTOP (bytes 0-8 and 14-27 are a token's), so each mark
-   is confirmed in the table. */
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SWAR 1
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-static inline uint64_t stop_bytes(uint64_t w) {
-    uint64_t low = w & ~HIGHS;
-    uint64_t below21 = ~((low + (0x80 - 0x21) * ONES) | w) & HIGHS;  /* (low + 0x5f: no carry between bytes) */
-    uint64_t y = w ^ ('&' * ONES);
-    uint64_t amp = ~(((y & ~HIGHS) + ~HIGHS) | y) & HIGHS;  /* the bytes of y that are 0 */
-    return below21 | amp | (w & HIGHS);
-}
-#endif
-
-static inline const unsigned char *token_end(const unsigned char *p, const unsigned char *end,
-                                             const unsigned char *limit) {
-#ifdef SWAR
-    while (p < end && limit - p >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        for (uint64_t m = stop_bytes(w); m; m &= m - 1) {
-            const unsigned char *q = p + (__builtin_ctzll(m) >> 3);
-            if (q >= end) return end;
-            if (T[*q] & T_TOKSTOP) return q;
-        }
-        p += 8;
-    }
-#else
-    (void)limit;
-#endif
-    while (p < end && !(T[*p] & T_TOKSTOP)) p++;
-    return p < end ? p : end;
-}
-
-/* Bit mask of the tokens (lower-case ASCII) that occur as whole tokens of the value v (n bytes, followed by the
-   page up to limit); ~0 (all bits: no token set has 64) where the value holds '&' (a character reference: its
-   tokens are decided on the unescaped text, in Python). */
-static unsigned long long match_tokens(const unsigned char *v, Py_ssize_t n, const Tokens *ts,
-                                       const unsigned char *limit) {
-    unsigned long long mask = 0;
-    const unsigned char *p = v, *end = v + n;
-    while (p < end) {
-        while (p < end && (T[*p] & T_BOUND)) p++;
-        if (p >= end) break;
-        const unsigned char *start = p;
-        p = token_end(p, end, limit);
-        if (p < end && *p == '&') return ~0ULL;
-        Py_ssize_t tl = p - start;  /* >= 1: start is no bound, and an '&' there returned */
-        if (tl > 63) continue;
-        unsigned long long c = ts->by_len[tl] & ts->first[start[0] & 31] & ts->last[p[-1] & 31];
-        for (int t = 0; c; t++, c >>= 1) {
-            if (!(c & 1)) continue;
-            const char *tok = ts->tok[t];
-            Py_ssize_t k = 0;
-            while (k < tl && lc(start[k]) == (unsigned char)tok[k]) k++;
-            if (k == tl) mask |= 1ULL << t;
-        }
-    }
-    return mask;
 }
 
 static int add_odd(State *st, Py_ssize_t at, const char *attr, const unsigned char *tag, Py_ssize_t taglen,
@@ -299,7 +142,28 @@ static inline const unsigned char *next_lt(State *st, const unsigned char *from)
 
 static int scan_range(State *st, const unsigned char *p, const unsigned char *end);
 
-#include "_rawtext.h"  /* (text_at, and raw_ranges: the walk that leaves out raw text) */
+/* Evidence on the tag at `at`: the first whose element may hold content (text_first; see rawtext.py). */
+static int is_void(const unsigned char *t, Py_ssize_t n) {
+    switch (n) {
+    case 2: return NAME_IS(t, 2, "br") || NAME_IS(t, 2, "hr");
+    case 3: return NAME_IS(t, 3, "img") || NAME_IS(t, 3, "col") || NAME_IS(t, 3, "wbr");
+    case 4: return NAME_IS(t, 4, "meta") || NAME_IS(t, 4, "link") || NAME_IS(t, 4, "area") || NAME_IS(t, 4, "base");
+    case 5: return NAME_IS(t, 5, "input") || NAME_IS(t, 5, "embed") || NAME_IS(t, 5, "param") || NAME_IS(t, 5, "track")
+                || NAME_IS(t, 5, "frame");
+    case 6: return NAME_IS(t, 6, "source") || NAME_IS(t, 6, "keygen");
+    case 7: return NAME_IS(t, 7, "bgsound");
+    case 8: return NAME_IS(t, 8, "basefont");
+    default: return 0;
+    }
+}
+static void text_at(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssize_t taglen) {
+    const unsigned char *e = tag + taglen;
+    int exact = e >= st->end || (qf_scan_T[*e] & T_H5STOP);  /* (else HTML5 reads a longer name) */
+    if (exact && is_void(tag, taglen)) return;
+    if (exact && NAME_IS(tag, taglen, "html")) at = 0;
+    else if (exact && NAME_IS(tag, taglen, "body")) st->flags |= F_BODY_TEXT;
+    if (st->text_first < 0 || at < st->text_first) st->text_first = at;
+}
 
 /* One attribute of a start tag (its name 3 to 16 bytes long): 1 if it is evidence (it set rdfa_last, dom_last or
    cut_last, or is an odd value), 0 if not, -1 on an error. */
@@ -308,8 +172,8 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
     switch (nlen) {
     case 3:
         if (NAME_IS(name, 3, "rel") || NAME_IS(name, 3, "rev")) {
-            if (memchr(v, ':', vn) || memchr(v, '&', vn) || contains_ci(v, vn, N_LICENSE)
-                    || contains_ci(v, vn, N_DESCRIBEDBY) || contains_ci(v, vn, N_ROLE)) {
+            if (memchr(v, ':', vn) || memchr(v, '&', vn) || qf_scan_contains_ci(v, vn, N_LICENSE)
+                    || qf_scan_contains_ci(v, vn, N_DESCRIBEDBY) || qf_scan_contains_ci(v, vn, N_ROLE)) {
                 if (lc(name[2]) == 'l') st->c_rel++; else st->c_rev++;
                 goto rdfa;
             }
@@ -318,13 +182,13 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         return 0;
     case 4:
         if (NAME_IS(name, 4, "type") && NAME_IS(tag, taglen, "script")
-                && (contains_ci(v, vn, N_LDJSON) || memchr(v, '&', vn)))
+                && (qf_scan_contains_ci(v, vn, N_LDJSON) || memchr(v, '&', vn)))
             st->flags |= F_JSONLD;
         return 0;
     case 5:
         if (NAME_IS(name, 5, "class")) {
-            if (contains_ci(v, vn, N_INCLUDE)) st->flags |= F_REFS;
-            unsigned long long m = match_tokens(v, vn, &st->cls, st->end);
+            if (qf_scan_contains_ci(v, vn, N_INCLUDE)) st->flags |= F_REFS;
+            unsigned long long m = qf_scan_match_tokens(v, vn, &st->cls, st->end);
             if (m == ~0ULL) return add_odd(st, at, "class", tag, taglen, v, vn) ? -1 : 1;
             if (m) { st->class_mask |= m; st->dom_last = at; return 1; }
         } else if (has_eq && NAME_IS(name, 5, "vocab")) {
@@ -352,7 +216,7 @@ static int attribute(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssiz
         return 0;
     case 10:  /* microdata's default language: the last <meta http-equiv=content-language> (a value holding
                  '&' counts too: a character reference could spell it) */
-        if (NAME_IS(name, 10, "http-equiv") && (contains_ci(v, vn, N_CONTENT_LANGUAGE) || memchr(v, '&', vn))) {
+        if (NAME_IS(name, 10, "http-equiv") && (qf_scan_contains_ci(v, vn, N_CONTENT_LANGUAGE) || memchr(v, '&', vn))) {
             st->cut_last = at;
             return 1;
         }
@@ -371,14 +235,14 @@ rdfa:
     /* a <a rel> that is RDFa may be XFN too */
     if (!(nlen == 3 && taglen == 1 && lc(tag[0]) == 'a' && lc(name[2]) == 'l')) return 1;
     {
-        unsigned long long m = match_tokens(v, vn, &st->rel, st->end);
+        unsigned long long m = qf_scan_match_tokens(v, vn, &st->rel, st->end);
         if (m == ~0ULL) return add_odd(st, at, "rel", tag, taglen, v, vn) ? -1 : 1;
         if (m) { st->flags |= F_XFN; st->dom_last = at; }
     }
     return 1;
 xfn:
     {
-        unsigned long long m = match_tokens(v, vn, &st->rel, st->end);
+        unsigned long long m = qf_scan_match_tokens(v, vn, &st->rel, st->end);
         if (m == ~0ULL) return add_odd(st, at, "rel", tag, taglen, v, vn) ? -1 : 1;
         if (m) { st->flags |= F_XFN; st->dom_last = at; return 1; }
     }
@@ -393,7 +257,7 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
     const unsigned char *inner = NULL;  /* the first '<' among the attributes */
     while (p < end) {
         unsigned t, junk = 0;  /* T_JUNK: a control byte or a byte >= 0x80 passed over: to HTML5, (part of) a name */
-        while (p < end && ((t = T[*p]) & T_SEP)) { junk |= t; p++; }
+        while (p < end && ((t = qf_scan_T[*p]) & T_SEP)) { junk |= t; p++; }
         if (p >= end) break;
         if (*p == '>') { p++; break; }
         if (*p == '<' && !inner) inner = p;
@@ -402,10 +266,10 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
         const unsigned char *q = p;
         if (!((junk & T_JUNK) && *p == '=')) {  /* (else the '=' gives that name a value, as HTML5 reads it) */
             p++;  /* the first character belongs to the name, even '=' */
-            while (p < end && !(T[*p] & T_NAMESTOP)) p++;
+            while (p < end && !(qf_scan_T[*p] & T_NAMESTOP)) p++;
             nlen = p - name;
             q = p;  /* (HTML5 white space only: a control byte starts a name or a value) */
-            while (q < end && (T[*q] & T_WS)) q++;
+            while (q < end && (qf_scan_T[*q] & T_WS)) q++;
         }
         const unsigned char *v = p;
         Py_ssize_t vn = 0;
@@ -413,7 +277,7 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
         if (q < end && *q == '=') {
             has_eq = 1;
             q++;
-            while (q < end && (T[*q] & T_WS)) q++;
+            while (q < end && (qf_scan_T[*q] & T_WS)) q++;
             if (q < end && (*q == '"' || *q == '\'')) {
                 const unsigned char *close = memchr(q + 1, *q, end - q - 1);
                 v = q + 1;
@@ -434,7 +298,7 @@ static const unsigned char *start_tag(State *st, Py_ssize_t at, const unsigned c
                 }
             } else {
                 v = q;
-                while (q < end && !(T[*q] & T_VALSTOP)) q++;
+                while (q < end && !(qf_scan_T[*q] & T_VALSTOP)) q++;
                 vn = q - v;
                 p = q;
             }
@@ -463,13 +327,13 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
         Py_ssize_t at = lt - st->base;
         if (*p == '/') {  /* an end tag: only "</head" (a name of exactly those letters) matters, until found */
             if (st->head_end < 0 && end - p >= 5 && (p[1] | 0x20) == 'h' && (p[2] | 0x20) == 'e'
-                    && (p[3] | 0x20) == 'a' && (p[4] | 0x20) == 'd' && (end - p == 5 || !(T[p[5]] & T_NAME)))
+                    && (p[3] | 0x20) == 'a' && (p[4] | 0x20) == 'd' && (end - p == 5 || !(qf_scan_T[p[5]] & T_NAME)))
                 st->head_end = at;
             continue;
         }
         if (!is_alpha(*p)) continue;
         const unsigned char *tag = p;
-        while (p < end && (T[*p] & T_NAME)) p++;
+        while (p < end && (qf_scan_T[*p] & T_NAME)) p++;
         Py_ssize_t taglen = p - tag;
         st->tags++;
         if (taglen >= 4) {  /* (letters only below: c | 0x20 is the lower case of exactly the two) */
@@ -494,11 +358,11 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
            in a script, are one attribute name to the first reading: the same.) */
         const unsigned char *html5 = p;
         unsigned odd = 0;
-        while (html5 < end && !(T[*html5] & T_H5STOP)) odd |= T[*html5++];
+        while (html5 < end && !(qf_scan_T[*html5] & T_H5STOP)) odd |= qf_scan_T[*html5++];
         odd &= T_H5ODD;
         if (html5 != p && !odd) {  /* "<p! = property=…": white space, then '=', which HTML5 reads as a name */
             const unsigned char *e = html5;
-            while (e < end && (T[*e] & T_WS)) e++;
+            while (e < end && (qf_scan_T[*e] & T_WS)) e++;
             odd = e < end && *e == '=';
         }
         /* Where they could differ, HTML5's reading ends the tag (what the parser builds: the tags counted are
@@ -519,27 +383,6 @@ static int scan_range(State *st, const unsigned char *p, const unsigned char *en
     return 0;
 }
 
-static int tokens(PyObject *seq, const char **tok, Py_ssize_t *len, Py_ssize_t *n) {
-    PyObject *fast = PySequence_Fast(seq, "tokens must be a sequence of bytes");
-    if (!fast) return -1;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
-    if (k > MAX_TOKENS) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "too many tokens"); return -1; }
-    for (Py_ssize_t i = 0; i < k; i++) {
-        PyObject *b = PySequence_Fast_GET_ITEM(fast, i);
-        char *s;
-        if (PyBytes_AsStringAndSize(b, &s, &len[i]) < 0) { Py_DECREF(fast); return -1; }
-        if (len[i] < 1 || len[i] > 63) {
-            Py_DECREF(fast);
-            PyErr_SetString(PyExc_ValueError, "tokens must be 1 to 63 bytes long");
-            return -1;
-        }
-        tok[i] = s;  /* the caller keeps the tuple alive for the call */
-    }
-    *n = k;
-    Py_DECREF(fast);
-    return 0;
-}
-
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
     PyObject *class_seq, *rel_seq;
@@ -549,13 +392,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     st.base = buf.buf;
     st.rdfa_last = st.dom_last = st.head_end = st.base_at = st.cut_last = st.root_last = st.body_last = -1;
     st.text_first = -1;
-    if (tokens(class_seq, st.cls.tok, st.cls.len, &st.cls.n) < 0
-            || tokens(rel_seq, st.rel.tok, st.rel.len, &st.rel.n) < 0) {
+    if (qf_scan_tokens(class_seq, st.cls.tok, st.cls.len, &st.cls.n) < 0
+            || qf_scan_tokens(rel_seq, st.rel.tok, st.rel.len, &st.rel.n) < 0) {
         PyBuffer_Release(&buf);
         return NULL;
     }
-    fill_filters(&st.cls);
-    fill_filters(&st.rel);
+    qf_scan_fill_filters(&st.cls);
+    qf_scan_fill_filters(&st.rel);
     st.end = st.base + buf.len;
     st.lt_from = st.end;  /* (nothing cached yet: every other start asks memchr) */
     st.odd = PyList_New(0);
@@ -577,86 +420,24 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                          st.body_last, raw_last);
 }
 
-/* Whether the bytes are valid UTF-8 exactly as CPython's strict decoder takes it (no overlong forms, no
-   surrogates, nothing past U+10FFFF, no cut sequence): lets a page go to lxml as it is without decoding it
-   first just to learn that. ASCII runs are skipped 32 bytes at a time, then eight. */
-static PyObject *utf8_valid(PyObject *self, PyObject *arg) {
-    Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *p = buf.buf, *end = p + buf.len;
-    int ok = 1;
-    while (p < end) {
-        while (end - p >= 32) {
-            uint64_t w[4];
-            memcpy(w, p, 32);
-            if ((w[0] | w[1] | w[2] | w[3]) & 0x8080808080808080ULL) break;
-            p += 32;
-        }
-        if (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            if (!(w & 0x8080808080808080ULL)) { p += 8; continue; }
-        }
-        unsigned char c = *p;
-        if (c < 0x80) { p++; continue; }
-        Py_ssize_t need;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) need = 1;
-        else if (c >= 0xE0 && c <= 0xEF) { need = 2; if (c == 0xE0) lo = 0xA0; else if (c == 0xED) hi = 0x9F; }
-        else if (c >= 0xF0 && c <= 0xF4) { need = 3; if (c == 0xF0) lo = 0x90; else if (c == 0xF4) hi = 0x8F; }
-        else { ok = 0; break; }
-        if (end - p <= need || p[1] < lo || p[1] > hi) { ok = 0; break; }
-        for (Py_ssize_t k = 2; k <= need; k++)
-            if (p[k] < 0x80 || p[k] > 0xBF) { ok = 0; break; }
-        if (!ok) break;
-        p += need + 1;
-    }
-    PyBuffer_Release(&buf);
-    return PyBool_FromLong(ok);
-}
-
-/* gzip_member_at(data, lo, hi) -> int: the first offset i, lo <= i <= hi - 2, where the bytes 1f 8b 08 (a gzip
- * member header) start, or -1: Python's bytes.find(b"\x1f\x8b", lo, hi) followed by a check of the third byte,
- * as gzip_member_at_py does (worker/archive/gzip_members.py), but memchr-driven: the FastWARC reader's check
- * reads every compressed byte of a gzip WARC, and bytes.find of two bytes took 2% of a whole run on the crawl
- * mix. lo and hi are clamped to the data as slicing clamps them; the third byte may lie at hi or beyond (and a
- * header whose third byte is past the data's end is not one). */
-static PyObject *gzip_member_at(PyObject *self, PyObject *args) {
-    Py_buffer buf;
-    Py_ssize_t lo, hi, found = -1;
-    if (!PyArg_ParseTuple(args, "y*nn", &buf, &lo, &hi)) return NULL;
-    Py_ssize_t n = buf.len;
-    if (lo < 0) { lo += n; if (lo < 0) lo = 0; }
-    if (hi < 0) { hi += n; if (hi < 0) hi = 0; }
-    if (hi > n) hi = n;
-    const unsigned char *d = buf.buf;
-    Py_ssize_t at = lo;
-    while (at + 2 <= hi) {
-        const unsigned char *q = memchr(d + at, 0x1f, (size_t)(hi - 1 - at));
-        if (q == NULL) break;
-        at = q - d;
-        if (d[at + 1] == 0x8b && at + 2 < n && d[at + 2] == 0x08) { found = at; break; }
-        at++;
-    }
-    PyBuffer_Release(&buf);
-    return PyLong_FromSsize_t(found);
-}
-
 static PyMethodDef methods[] = {
-    {"raw_ranges", raw_ranges, METH_VARARGS, "raw_ranges(data, limit, head_only) -> [start, end, ...]: the script and "
-     "style contents a parse may leave out (see quadfleet.worker.html.rawtext)."},
-    {"utf8_valid", utf8_valid, METH_O, "utf8_valid(data) -> bool: whether bytes.decode('utf-8') would succeed."},
+    {"raw_ranges", qf_scan_raw_ranges, METH_VARARGS, "raw_ranges(data, limit, head_only) -> [start, end, ...]: the "
+     "script and style contents a parse may leave out (see quadfleet.worker.html.rawtext)."},
+    {"utf8_valid", qf_scan_utf8_valid, METH_O, "utf8_valid(data) -> bool: whether bytes.decode('utf-8') would "
+     "succeed."},
     {"scan", scan, METH_VARARGS, "scan(data, class_tokens, rel_tokens) -> (flags, class_mask, rdfa_last, dom_last, "
      "head_end, base_at, counts, tags, odd, cut_last, root_last, body_last, raw_last): the markup evidence of a "
      "page (see quadfleet.worker.html.evidence)."},
-    {"gzip_member_at", gzip_member_at, METH_VARARGS, "gzip_member_at(data, lo, hi) -> int: the first gzip member "
-     "header (1f 8b 08) starting in data[lo:hi - 1], or -1."},
+    {"gzip_member_at", qf_scan_gzip_member_at, METH_VARARGS, "gzip_member_at(data, lo, hi) -> int: the first gzip "
+     "member header (1f 8b 08) starting in data[lo:hi - 1], or -1."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan", "The prefilter's one pass, UTF-8 validation and the gzip member search, in C.", -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan",
+                                    "The prefilter's one pass, UTF-8 validation and the gzip member search, in C.",
+                                    -1, methods};
 
 PyMODINIT_FUNC PyInit__scan(void) {
     fill_tables();
-    fill_needles();
+    qf_scan_fill_needles();
     return PyModule_Create(&module);
 }

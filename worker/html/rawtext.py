@@ -24,8 +24,8 @@ script's data to its end tag through the escaped states a ``<!--`` in it
 opens (such a script is kept whole: a parser that reads those states otherwise would end it elsewhere). It
 stops where the tree builder could read the rest otherwise: foreign content (``<svg>``, ``<math>``), ``<select>``,
 ``<template>``, ``<frameset>``, ``<plaintext>``, or a tag or comment the bytes do not end. A script or style whose
-end tag is not in the bytes is not left out. ``_scan.c`` has the walk in C (``raw_ranges``); this is its
-definition and fallback, and the tests hold the two equal.
+end tag is not in the bytes is not left out. ``_rawtext.c`` (in the ``_scan`` module) has the walk in C
+(``raw_ranges``); this is its definition and fallback, and the tests hold the two equal.
 """
 from __future__ import annotations
 

@@ -1,34 +1,16 @@
-/* quadfleet.worker.html._scan's raw_ranges (included by _scan.c, one module): the script and style contents a
- * parse may leave out, found by walking a page as the HTML5 tokenizer reads it. worker/html/rawtext.py has the
- * rules, why they hold, and the same walk in Python (raw_ranges_py), which the tests hold this one equal to.
+/* quadfleet.worker.html._scan's raw_ranges (one of the module's source files; its method table is in _scan.c):
+ * the script and style contents a parse may leave out, found by walking a page as the HTML5 tokenizer reads it.
+ * worker/html/rawtext.py has the rules, why they hold, and the same walk in Python (raw_ranges_py), which the
+ * tests hold this one equal to.
  *
  * raw_ranges(data, limit, head_only) -> [start, end, start, end, ...]
- * Beside it, text_at: where the scan notes the first tag with evidence whose element may hold content, and which
+ * The scan's text_at (in _scan.c) notes the first tag with evidence whose element may hold content, which
  * bounds the walk (see text_first and raw_last in evidence.py).
  */
-
-/* Evidence on the tag at `at`: the first whose element may hold content (text_first; see rawtext.py). */
-static int is_void(const unsigned char *t, Py_ssize_t n) {
-    switch (n) {
-    case 2: return NAME_IS(t, 2, "br") || NAME_IS(t, 2, "hr");
-    case 3: return NAME_IS(t, 3, "img") || NAME_IS(t, 3, "col") || NAME_IS(t, 3, "wbr");
-    case 4: return NAME_IS(t, 4, "meta") || NAME_IS(t, 4, "link") || NAME_IS(t, 4, "area") || NAME_IS(t, 4, "base");
-    case 5: return NAME_IS(t, 5, "input") || NAME_IS(t, 5, "embed") || NAME_IS(t, 5, "param") || NAME_IS(t, 5, "track")
-                || NAME_IS(t, 5, "frame");
-    case 6: return NAME_IS(t, 6, "source") || NAME_IS(t, 6, "keygen");
-    case 7: return NAME_IS(t, 7, "bgsound");
-    case 8: return NAME_IS(t, 8, "basefont");
-    default: return 0;
-    }
-}
-static void text_at(State *st, Py_ssize_t at, const unsigned char *tag, Py_ssize_t taglen) {
-    const unsigned char *e = tag + taglen;
-    int exact = e >= st->end || (T[*e] & T_H5STOP);  /* (else HTML5 reads a longer name) */
-    if (exact && is_void(tag, taglen)) return;
-    if (exact && NAME_IS(tag, taglen, "html")) at = 0;
-    else if (exact && NAME_IS(tag, taglen, "body")) st->flags |= F_BODY_TEXT;
-    if (st->text_first < 0 || at < st->text_first) st->text_first = at;
-}
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+#include "_scan.h"
 
 static inline int rt_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 static inline int rt_delim(unsigned char c) { return rt_ws(c) || c == '/' || c == '>'; }
@@ -257,7 +239,7 @@ static int rt_walk(const unsigned char *d, Py_ssize_t n, Py_ssize_t limit, int h
     }
 }
 
-static PyObject *raw_ranges(PyObject *self, PyObject *args) {
+PyObject *qf_scan_raw_ranges(PyObject *self, PyObject *args) {
     Py_buffer buf;
     Py_ssize_t limit;
     int head_only;
