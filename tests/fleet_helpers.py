@@ -298,9 +298,16 @@ def local_quads(paths: list[Path], out: Path, env: dict, options: tuple[str, ...
     return result
 
 
-def build_slow_archive(path: Path, pages: int = 700, items: int = 40) -> Path:
+SCHEMA_ORG = "https://schema.org"
+INLINE_VOCAB = {"@vocab": "https://schema.org/"}
+
+
+def build_slow_archive(path: Path, pages: int = 700, items: int = 40, context=SCHEMA_ORG) -> Path:
     """A gzip-per-record WARC whose pages each carry a JSON-LD graph of ``items`` products: a few seconds
-    of extraction, so a worker can be interrupted in the middle of it."""
+    of extraction, so a worker can be interrupted in the middle of it. ``context``: the graph's ``@context``; an
+    inline one (:data:`INLINE_VOCAB`) sends every block down the general JSON-LD path (pyld's expansion), whose
+    speed does not move with the direct walk's: 2,100 pages of 40 plain products took 5 s when the kill tests
+    were written and 0.8 s once the walk was in C."""
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
@@ -310,7 +317,7 @@ def build_slow_archive(path: Path, pages: int = 700, items: int = 40) -> Path:
             graph = [{"@type": "Product", "name": f"Item {i}.{j}", "sku": f"{i}-{j}",
                       "offers": {"@type": "Offer", "price": f"{j}.00", "priceCurrency": "EUR"}}
                      for j in range(items)]
-            doc = json.dumps({"@context": "https://schema.org", "@graph": graph})
+            doc = json.dumps({"@context": context, "@graph": graph})
             body = (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>page {i}</title>'
                     f'<script type="application/ld+json">{doc}</script></head><body><p>page {i}</p></body>'
                     '</html>').encode()
