@@ -209,6 +209,17 @@ static PyObject *inflate_member(PyObject *args, Py_ssize_t *used_ret) {
     return out;
 }
 
+/* (Inflated holding out, used): takes the reference to out, also on failure. */
+static PyObject *hold(PyObject *out, Py_ssize_t used) {
+    Inflated *held = PyObject_New(Inflated, &InflatedType);
+    if (held == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    held->data = out;
+    return Py_BuildValue("(Nn)", (PyObject *)held, used);
+}
+
 /* kept(data, lo, hi, size) -> (Inflated, used) or None: as member(), the member held in an Inflated. */
 static PyObject *kept(PyObject *self, PyObject *args) {
     Py_ssize_t used = 0;
@@ -217,13 +228,7 @@ static PyObject *kept(PyObject *self, PyObject *args) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NONE;
     }
-    Inflated *held = PyObject_New(Inflated, &InflatedType);
-    if (held == NULL) {
-        Py_DECREF(out);
-        return NULL;
-    }
-    held->data = out;
-    return Py_BuildValue("(Nn)", (PyObject *)held, used);
+    return hold(out, used);
 }
 
 /* record(data, lo, hi, eof, size_max, max_record, limit, mapping): gzip_members.whole_member and _read_whole's
@@ -283,13 +288,7 @@ static PyObject *record(PyObject *self, PyObject *args) {
     got = record_fields((const unsigned char *)PyBytes_AS_STRING(out), size, max_record, mapping);
     if (got == Py_None) { /* (not the usual record: _read_record reads it from the member) */
         Py_DECREF(got);
-        Inflated *held = PyObject_New(Inflated, &InflatedType);
-        if (held == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        held->data = out;
-        return Py_BuildValue("(Nn)", (PyObject *)held, used);
+        return hold(out, used);
     }
     if (got == NULL) {
         Py_DECREF(out);

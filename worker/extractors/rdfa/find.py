@@ -75,19 +75,23 @@ def _head_only(root, properties: int, rels: int, revs: int) -> list | None:
     up to, each kind holds its count, no element is of two kinds, and the selection is the answer, in document
     order. Else (an element with both a @property and a @rel hit, or RDFa outside the head) the selections
     apart decide."""
-    node = root.node
-    head = node.select_one(":scope > head") if node.tag == "html" else None
-    if head is None:
-        return None
-    found = head.select(_PROPERTY_CHILDREN)
-    if len(found) != properties:
-        return None
-    if rels == revs == 0:  # (as on four pages in five)
+    head, found = _head_properties(root, properties)
+    if head is None or rels == revs == 0:  # (no answer here; or the answer, as on four pages in five)
         return found
     found = head.select(_HEAD_UNION[bool(rels), bool(revs)])
     if len(found) == properties + rels + revs:
         return found
     return _head_only_apart(root, properties, rels, revs)
+
+
+def _head_properties(root, properties: int) -> tuple:
+    """(the ``<head>``, its @property children) where those number ``properties``; else (None, None)."""
+    node = root.node
+    head = node.select_one(":scope > head") if node.tag == "html" else None
+    if head is None:
+        return None, None
+    found = head.select(_PROPERTY_CHILDREN)
+    return (head, found) if len(found) == properties else (None, None)
 
 
 def _head_only_apart(root, properties: int, rels: int, revs: int) -> list | None:
@@ -100,14 +104,8 @@ def _head_only_apart(root, properties: int, rels: int, revs: int) -> list | None
     Python: the counts are compared with how many each selector finds) instead of a walk of the whole tree.
     A count of zero needs no look at all: the tree has no more than the source (and the whole-tree search
     would not look for those attributes either)."""
-    node = root.node
-    head = node.select_one(":scope > head") if node.tag == "html" else None
-    if head is None:
-        return None
-    found = head.select(_PROPERTY_CHILDREN)
-    if len(found) != properties:
-        return None
-    if rels == revs == 0:  # (as on four pages in five)
+    head, found = _head_properties(root, properties)
+    if head is None or rels == revs == 0:  # (no answer here; or the answer, as on four pages in five)
         return found
     rel_hits = head.select(_REL_HITS) if rels else []
     rev_hits = head.select(_REV_HITS) if revs else []
