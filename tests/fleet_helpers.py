@@ -285,7 +285,8 @@ def local_tables(out: Path) -> dict[str, Counter]:
     return {stem_of(p.name[:-len(".parquet")]): table_rows(p.read_bytes()) for p in (out / "tables").glob("*.parquet")}
 
 
-def local_quads(paths: list[Path], out: Path, env: dict, options: tuple[str, ...] = ()) -> dict[tuple[str, str], Counter]:
+def local_quads(paths: list[Path], out: Path, env: dict,
+                options: tuple[str, ...] = ()) -> dict[tuple[str, str], Counter]:
     """`quadfleet extract` (with ``options``) on local files: {(format, input stem): Counter of lines}."""
     res = subprocess.run(CLI + ["extract", "--out", str(out), "--processes", "1", "--quiet", *options,
                                 *map(str, paths)], env=env, capture_output=True, text=True, timeout=300,

@@ -79,12 +79,12 @@ def whole_member(tap, start: int, trace) -> tuple[object, int] | None:
 def whole_record(tap, start: int, limit: int, max_record: int, trace):
     """whole_member, with the usual record in it read as fastwarc_reader._read_whole reads it, in one C call
     (``_inflate.record``: the Python calls and objects between the inflate and the page cost about 10,000
-    instructions a record by callgrind, as many as reading its headers in C). None, or (Inflated, length) as whole_member answers; or, of the usual record
-    (a block up to ``max_record`` bytes): (WARC headers, the member's length, the WARC header's length, the
-    Content-Length, HTTP headers, the HTML body up to ``limit`` + 1 bytes or None). The tap is read as
-    whole_member reads it; whole_member, the definition, answers wherever the C call is not sure (a member that
-    does not end at the first member header after it, ...)."""
-    if _record is None or not INFLATE.active:
+    instructions a record by callgrind, as many as reading its headers in C). None, or (Inflated, length) as
+    whole_member answers; or, of the usual record (a block up to ``max_record`` bytes): (WARC headers, the
+    member's length, the WARC header's length, the Content-Length, HTTP headers, the HTML body up to ``limit`` + 1
+    bytes or None). The tap is read as whole_member reads it; whole_member, the definition, answers wherever the C
+    call is not sure (a member that does not end at the first member header after it, ...)."""
+    if _record is None or not INFLATE.active:  # (a test turns the accelerator off in the process)
         return None
     tap.fill(start + 4)
     while (got := _record(tap.buf, start - tap.start, tap.n, tap.eof, WHOLE_MAX, max_record, limit,

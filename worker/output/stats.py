@@ -158,8 +158,8 @@ class FileStats:
         what each format found (``results``: format id -> :class:`..pipeline.pagequads.FormatResult`), how much of it
         was parsed and what went wrong on it; ``repair``: count classes and properties as repaired (a misspelt
         schema.org class under the class it means, see :mod:`quadfleet.worker.quality.terms`: the extraction asks
-        it only of a page whose check found a misspelt term, or that was not checked). The per-input sets (PLDs parsed per format, PLDs per class)
-        are kept here as sets until :meth:`to_json`."""
+        it only of a page whose check found a misspelt term, or that was not checked). The per-input sets (PLDs
+        parsed per format, PLDs per class) are kept here as sets until :meth:`to_json`."""
         hosts, plds = self.hosts, self.plds
         hosts[host] = hosts.get(host, 0) + 1
         plds[pld] = plds.get(pld, 0) + 1
@@ -231,7 +231,8 @@ class FileStats:
                 props[prop] = props.get(prop, 0) + k
 
     def add_quality(self, pld: str, checks: dict) -> None:
-        """One page's errors profile: format id -> (its lines, their :class:`~quadfleet.worker.quality.check.PageCheck`)."""
+        """One page's errors profile: format id -> (its lines, their
+        :class:`~quadfleet.worker.quality.check.PageCheck`)."""
         for fmt, (lines, check) in checks.items():
             count_page(self, fmt, pld, lines, check)
 

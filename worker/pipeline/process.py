@@ -221,7 +221,8 @@ def process_input(spec: InputSpec, store, config: Config,
     store.delete(error_key(spec.id))
     # The marker names the attempt that wrote it: a PUT whose answer was lost and that is sent again gets 412
     # from its own marker, and only its bytes tell it from another attempt's (a duplicate delivery).
-    marker = {"finished": doc["finished"], "worker": worker_name(), "attempt": os.urandom(16).hex()}  # (uuid imports platform)
+    # (os.urandom: uuid imports platform)
+    marker = {"finished": doc["finished"], "worker": worker_name(), "attempt": os.urandom(16).hex()}
     if not store.put_marker(done_key(spec.id), json.dumps(marker).encode()):
         stats.committed_by_other = True  # another attempt committed first (duplicate delivery)
     return stats
