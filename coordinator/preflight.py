@@ -3,7 +3,8 @@ line and exit status 2 instead of one failure per input:
 
 - that the output holds no run made with other settings. The check reads the run manifest
   (``manifest.json``) that ``quadfleet enqueue`` keeps under a fleet's prefix, and a local run writes the
-  same one, so a local directory and a fleet prefix refuse the same mixes. ``--allow-mixed-config`` lets
+  same one, so a local directory and a fleet prefix refuse the same mixes (the schema.org release is one of the
+  settings: quadfleet's own, recorded in the manifest). ``--allow-mixed-config`` lets
   a run add outputs made with other settings all the same (each ``stats/<id>.json.gz`` keeps its config hash);
 - that AWS credentials can be found when an input or the output is on S3, and, for the commands that use
   SQS or CloudFormation (which, unlike S3, have no default region), a region and credentials both, named
@@ -17,6 +18,7 @@ from datetime import datetime, timezone
 from ..worker.config import TABLE_KEYS, Config
 from ..worker.errors import AwsError
 from ..worker.output.manifest import MANIFEST_KEY, Manifest, RunError, load_manifest
+from ..worker.rdf.schemaorg import release
 
 MIXED_FLAG = "--allow-mixed-config"
 
@@ -60,6 +62,14 @@ def differences(before: Config, now: Config) -> list[str]:
     return out
 
 
+def release_difference(manifest: Manifest) -> list[str]:
+    """The schema.org release, where the run's differs from this quadfleet's (a setting of the output as much as the
+    configuration: the context decides the JSON-LD N-Quads, the vocabulary the profile and the hierarchy the
+    subsets)."""
+    there, here = manifest.schemaorg or release(), release()
+    return [] if there == here else [f"schema.org release {there} there (this run: {here})"]
+
+
 def check_run(store, config: Config, allow_mixed: bool = False,
               mixed_flag: str | None = MIXED_FLAG) -> tuple[Manifest | None, list[str]]:
     """(the run the output holds or None, the settings in which it differs from ``config``).
@@ -69,7 +79,7 @@ def check_run(store, config: Config, allow_mixed: bool = False,
     manifest = load_manifest(store)
     if manifest is None:
         return None, []
-    diffs = differences(manifest.config, config)
+    diffs = differences(manifest.config, config) + release_difference(manifest)
     if diffs and not allow_mixed:
         offer = f", or {mixed_flag} to add outputs made with these settings all the same" if mixed_flag else ""
         raise RunError(f"{store.url} holds outputs made with other settings (run {manifest.run}): "

@@ -24,10 +24,10 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .api import (FORMATS, ArchiveError, FormatQuads, PageResult, Problem, QuadfleetError, SchemaError,
-                      extract, extract_archive)
+                      extract, extract_archive, schema_org_release)
 
 __all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "SchemaError", "ArchiveError",
-           "QuadfleetError", "FORMATS", "__version__"]
+           "QuadfleetError", "FORMATS", "schema_org_release", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -155,6 +155,15 @@ def subsets_run(tmp_path_factory):
 RAW_RULE_CONFIG = "[quality]\nrepair_statistics = false\nrepair_subsets = false\nrepair_tables = false\n"
 
 
+def release_parents() -> dict[str, list[str]]:
+    """Class local name -> its direct superclasses, read straight from the shipped schema.org release table's JSON
+    (``worker/rdf/schemaorg.json``), not through the code under test."""
+    import json
+
+    table = json.loads((REPO / "worker" / "rdf" / "schemaorg.json").read_text(encoding="utf-8"))
+    return {name: list(parents) for name, parents in table["classes"].items()}
+
+
 def real_pages():
     """The 109 real pages of ``real-pages``, with their URLs."""
     import csv

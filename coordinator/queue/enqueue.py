@@ -73,13 +73,13 @@ def open_run(store: S3Store, config: Config) -> Manifest:
                             created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
         save_manifest(store, manifest)
         return manifest
-    if manifest.config.hash != config.hash:
-        from ..preflight import differences
+    from ..preflight import differences, release_difference
 
-        diffs = "; ".join(differences(manifest.config, config)) or f"config hash {manifest.config.hash[:12]}, " \
-                                                                   f"now {config.hash[:12]}"
+    if manifest.config.hash != config.hash or release_difference(manifest):
+        diffs = "; ".join(differences(manifest.config, config) + release_difference(manifest)) \
+            or f"config hash {manifest.config.hash[:12]}, now {config.hash[:12]}"
         raise RunError(f"{store.url} holds run {manifest.run} made with other settings: {diffs}. Use the same "
-                       "--config/--formats, or another --out")
+                       "--config/--formats (and schema.org release: the same quadfleet), or another --out")
     return manifest
 
 

@@ -33,7 +33,8 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
            "top PLDs come from frequent-items sketches, with their bounds.")
     psl = ", ".join(f"{v} ({plural(n, 'input')})" for v, n in s["psl"].items()) or "none"
     doc.append(("p", f"Source: {s['source']} · generated {s['generated']} · {how} "
-                     f"PLDs from the Public Suffix List snapshot {psl}."))
+                     f"PLDs from the Public Suffix List snapshot {psl}. Schema.org: {s['quality']['vocabulary']} "
+                     "(its JSON-LD context, class hierarchy and vocabulary)."))
     _overview(doc, s["overview"], images)
     _formats(doc, s, images)
     if s["top_plds"]["by_triples"]:
@@ -138,6 +139,17 @@ def _kinds_text(kinds: dict, n: int = 3) -> str:
     return text + (f" and {len(kinds) - n} more" if len(kinds) > n else "")
 
 
+def _releases_text(used: dict[str, int]) -> str:
+    """Which release each part of the run was checked against, and what that means for the 12.0 part."""
+    text = "Releases: " + ", ".join(f"{v} ({plural(n, 'input')})" for v, n in used.items()) + "."
+    old = used.get("schema.org 12.0", 0)
+    if old:
+        text += (f" {plural(old, 'input')} made with schema.org 12.0 {'was' if old == 1 else 'were'} checked by an "
+                 "earlier quadfleet, with its rules (kinds could overlap; text for a Quantity was a "
+                 "literal-for-object): extract them again to check them as the rest.")
+    return text
+
+
 def _quality(doc: list, s: dict, images: dict) -> None:
     """The errors profile: what was checked, each kind per format, then where the errors are (classes,
     properties, sites, terms) and what the repairs change; or why there is no profile to show."""
@@ -150,10 +162,14 @@ def _quality(doc: list, s: dict, images: dict) -> None:
             "the inputs again to get one." if not q["inputs_with_profile"] else
             "no schema.org quad was checked (no page had schema.org data, or the run's [quality] profile was off).")))
         return
-    doc.append(("p", "Schema.org classes, properties and values checked against the vocabulary, per format, after "
-                     "Meusel and Paulheim (ESWC 2015). Shares are of the format's checked schema.org quads and "
-                     "typed entities; a quad with two kinds of error counts under each. The N-Quads keep what the "
-                     "pages wrote."))
+    doc.append(("p", f"Schema.org classes, properties and values checked against {q['vocabulary']}, per format, "
+                     "after Meusel and Paulheim (ESWC 2015). A quad has one error at most (its property's or class's "
+                     "spelling, else its value, else its domain), so the kinds' shares add up to the share in "
+                     "error. Shares are of the format's checked schema.org quads and entities. Advisories (forms "
+                     "schema.org's own examples use) are listed apart and are in no error figure. The N-Quads keep "
+                     "what the pages wrote."))
+    if len(q["vocabularies"]) > 1 or q["inputs_without_release"]:
+        doc.append(("p", _releases_text(q["vocabularies"])))
     if q["top_counts"]["method"] != "exact":
         doc.append(("p", "The sites and terms are ranked by frequent-items sketches: their counts are estimates, "
                          "with bounds where they are not exact. Every other figure of this section is exact."))
@@ -161,16 +177,34 @@ def _quality(doc: list, s: dict, images: dict) -> None:
         doc.append(("p", f"{plural(old, 'input')} {'was' if old == 1 else 'were'} extracted before the profile "
                          "existed: their schema.org data is missing from it; extract them again to count it."))
     fmts = [(fmt, f) for fmt, f in q["formats"].items() if f["quads"]]
-    doc.append(("table", ["format", "schema.org entities", "schema.org quads"],
-                [(fmt, num(f["entities"]), num(f["quads"])) for fmt, f in fmts], {1, 2}))
-    rows = [(fmt, kind, num(k["quads"]), pct(k["quads_share"]), num(k["entities"]), pct(k["entities_share"]))
-            for fmt, f in fmts for kind, k in f["kinds"].items() if k["quads"]]
+    doc.append(("table", ["format", "schema.org entities", "with an error", "schema.org quads", "in error"],
+                [(fmt, num(f["entities"]), pct(f["error_entities_share"]), num(f["quads"]),
+                  pct(f["error_quads_share"])) for fmt, f in fmts], {1, 2, 3, 4}))
+    rows = []
+    for fmt, f in fmts:
+        kinds = [(fmt, kind, num(k["quads"]), pct(k["quads_share"]), num(k["entities"]), pct(k["entities_share"]))
+                 for kind, k in f["kinds"].items() if k["quads"]]
+        if kinds:
+            rows += kinds + [(fmt, "all errors", num(f["error_quads"]), pct(f["error_quads_share"]),
+                              num(f["error_entities"]), pct(f["error_entities_share"]))]
+    advisories = [(fmt, kind, num(k["quads"]), pct(k["quads_share"]), num(k["entities"]), pct(k["entities_share"]))
+                  for fmt, f in fmts for kind, k in f["advisories"].items() if k["quads"]]
     doc.append(("h", 3, "Kinds of error per format"))
-    if not rows:
+    if rows:
+        doc.append(("table", ["format", "kind", "quads", "share of quads", "entities", "share of entities"], rows,
+                    {2, 3, 4, 5}))
+    else:
         doc.append(("p", "No error found."))
+    if advisories:
+        doc.append(("p", "Advisories, not errors: forms schema.org's own examples use. text-for-quantity is text "
+                         "given where schema.org takes a Quantity (a Distance, Duration, Energy or Mass, written as "
+                         "text: \"800\", \"PT0M22S\") or a QuantitativeValue; schema-iri-as-text is the schema.org "
+                         "IRI of an enumeration member or a class given as text (\"https://schema.org/InStock\"), "
+                         "which schema.org's context leaves a string."))
+        doc.append(("table", ["format", "advisory", "quads", "share of quads", "entities", "share of entities"],
+                    advisories, {2, 3, 4, 5}))
+    if not rows:
         return
-    doc.append(("table", ["format", "kind", "quads", "share of quads", "entities", "share of entities"], rows,
-                {2, 3, 4, 5}))
     _img(doc, images, "quality", "Quads in error by kind")
     _quality_where(doc, q, s["top"])
 
@@ -191,7 +225,7 @@ def _quality_where(doc: list, q: dict, top: int) -> None:
                 [(r["pld"], est(r["quads"], r["quads_bounds"]), _kinds_text(r["kinds"])) for r in tops], {1}))
     doc.append(("h", 3, "Most common terms in error"))
     doc.append(("p", "Per kind, the class or property as the pages wrote it (for outside-domain: the entity's "
-                     "classes and the property)."))
+                     "classes and the property); advisories last."))
     doc.append(("table", ["kind", "term", "quads"],
                 [(kind, r["term"], est(r["quads"], r["quads_bounds"]))
                  for kind, rows in q["top_terms"].items() for r in rows], {2}))

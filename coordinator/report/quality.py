@@ -5,10 +5,17 @@ tables list it, made from the profile the inputs' statistics carry (``quality_*`
 Apart from :mod:`.summary` because the profile is read on its own terms: its denominators are the schema.org
 entities and quads checked, not the format's triples, and its kinds and repair rules are the checker's
 (:mod:`quadfleet.worker.quality`), listed in full so that scripts find a zero rather than a missing key.
+
+The errors and the advisories are apart: ``kinds`` holds the errors alone (one a quad, so their quads' shares add up
+to ``error_quads_share``), ``advisories`` the forms schema.org sanctions (text for a Quantity, an enumeration member's IRI as text), never in
+the errors' totals. ``vocabulary`` names the schema.org release the data was checked against; a run whose inputs were made with
+several (an output extracted before and after an upgrade) names each with its inputs in ``vocabularies``. Inputs made
+with 12.0 (by a quadfleet that did not record the release) were checked with the earlier rules: kinds could overlap,
+and text for a Quantity was a ``literal-for-object``.
 """
 from __future__ import annotations
 
-from ...worker.quality.check import KINDS
+from ...worker.quality.check import ADVISORIES, KINDS
 from ...worker.quality.repair import RULES
 from .stats import QUALITY_PLDS, QUALITY_TERMS, TOP_LG_K, Partial
 
@@ -20,14 +27,14 @@ def share(n: int, total: int) -> float:
     return round(n / total, 6) if total else 0.0
 
 
-def _ordered(names) -> list[str]:
+def _ordered(names, known=KINDS) -> list[str]:
     """The checker's kinds in its order, then any kind a newer worker counted that this one does not know."""
-    return list(KINDS) + sorted(k for k in names if k not in KINDS)
+    return list(known) + sorted(k for k in names if k not in known)
 
 
-def _kinds(checked: dict, errors: dict) -> dict:
+def _kinds(checked: dict, errors: dict, known=KINDS) -> dict:
     """Every kind with its entities and quads and their share of the checked ones, the most quads first."""
-    names = _ordered(errors)
+    names = _ordered(errors, known)
     rows = {}
     for kind in names:
         e = errors.get(kind) or {}
@@ -37,28 +44,42 @@ def _kinds(checked: dict, errors: dict) -> dict:
     return dict(sorted(rows.items(), key=lambda kv: (-kv[1]["quads"], names.index(kv[0]))))
 
 
+def _checked(checked: dict, errors: dict) -> dict:
+    """What was checked, the entities with an error and the quads in error, with their shares. Inputs profiled before
+    these totals were kept count their kinds' quads (which could overlap then) and no entities."""
+    out = {"entities": 0, "quads": 0, "error_entities": 0, "error_quads": 0, **checked}
+    out["error_entities_share"] = share(out["error_entities"], out["entities"])
+    out["error_quads_share"] = share(out["error_quads"], out["quads"])
+    return out
+
+
 def _formats(tables: dict, formats: list[str]) -> tuple[dict, dict]:
-    """Per format and over all formats: what was checked and the errors of each kind."""
+    """Per format and over all formats: what was checked, the errors of each kind and the advisories."""
     checked_by, errors_by = tables.get("quality_checked", {}), tables.get("quality_errors", {})
+    advisories_by = tables.get("quality_advisories", {})
     out = {}
-    total = {"entities": 0, "quads": 0}
+    total = {"entities": 0, "quads": 0, "error_entities": 0, "error_quads": 0}
     summed: dict = {}
+    summed_advisories: dict = {}
     for fmt in formats:
-        checked = {"entities": 0, "quads": 0, **checked_by.get(fmt, {})}
-        errors = errors_by.get(fmt, {})
-        out[fmt] = {**checked, "kinds": _kinds(checked, errors)}
+        checked = _checked(checked_by.get(fmt, {}), errors_by.get(fmt, {}))
+        errors, advisories = errors_by.get(fmt, {}), advisories_by.get(fmt, {})
+        out[fmt] = {**checked, "kinds": _kinds(checked, errors),
+                    "advisories": _kinds(checked, advisories, ADVISORIES)}
         for key in total:
             total[key] += checked[key]
-        for kind, e in errors.items():
-            into = summed.setdefault(kind, {"entities": 0, "quads": 0})
-            for key in into:
-                into[key] += e.get(key, 0)
-    return out, {**total, "kinds": _kinds(total, summed)}
+        for table, into_table in ((errors, summed), (advisories, summed_advisories)):
+            for kind, e in table.items():
+                into = into_table.setdefault(kind, {"entities": 0, "quads": 0})
+                for key in into:
+                    into[key] += e.get(key, 0)
+    total = _checked(total, summed)
+    return out, {**total, "kinds": _kinds(total, summed), "advisories": _kinds(total, summed_advisories, ADVISORIES)}
 
 
 def ranked(table: dict, column: str) -> list[dict]:
     """Rows of a per-format table of kind -> quads (classes, properties): ``column``, the quads of all kinds
-    (a quad with two kinds counts under each) and the kinds, the most quads first."""
+    (one error a quad: they add up) and the kinds, the most quads first."""
     rows = []
     for name, kinds in table.items():
         kinds = dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -87,8 +108,8 @@ def _top_plds(part: Partial, top: int) -> list[dict]:
 
 
 def _top_terms(part: Partial, top: int) -> dict:
-    """Per kind, the terms as pages wrote them with the most error quads."""
-    kinds = _ordered({k[1] for k in part.top if isinstance(k, tuple) and k[0] == QUALITY_TERMS})
+    """Per kind (the errors', then the advisories'), the terms as pages wrote them with the most quads."""
+    kinds = _ordered({k[1] for k in part.top if isinstance(k, tuple) and k[0] == QUALITY_TERMS}, KINDS + ADVISORIES)
     out = {}
     for kind in kinds:
         rows = [{"term": term, **_bounded(n, lo, hi)}
@@ -108,16 +129,34 @@ def _repairs(tables: dict, formats: list[str]) -> dict:
     return out
 
 
+def vocabularies(part: Partial) -> dict[str, int]:
+    """``schema.org X`` -> the inputs made with release X, the newest release first."""
+    def key(release: str) -> tuple:
+        return tuple(int(p) if p.isdigit() else 0 for p in release.split("."))
+    return {f"schema.org {r}": n for r, n in sorted(part.schemaorg.items(), key=lambda rn: key(rn[0]), reverse=True)}
+
+
+def vocabulary_label(used: dict[str, int]) -> str:
+    """The release the run was checked against (``"schema.org 30.0"``), or each with its inputs where they differ."""
+    if len(used) <= 1:
+        return next(iter(used), "none")
+    return "mixed: " + ", ".join(f"{name} ({n:,} input{'s' if n != 1 else ''})" for name, n in used.items())
+
+
 def quality_summary(part: Partial, order, top: int) -> dict:
     """``summary.json``'s ``quality``: the errors profile of the run. ``order`` puts format ids in the report's
     order. The PLD and term rankings are top counters (exact, or frequent-items sketches in sketch mode: say
     so, as ``top_counts`` does for the top PLDs); every other figure is exact."""
     tables = part.tables
     names = set(tables.get("quality_checked", {})) | set(tables.get("quality_errors", {}))
-    names |= set(tables.get("repairs", {}))
+    names |= set(tables.get("repairs", {})) | set(tables.get("quality_advisories", {}))
     formats = order(names)
     by_format, total = _formats(tables, formats)
+    used = vocabularies(part)
     return {
+        "vocabulary": vocabulary_label(used),
+        "vocabularies": used,
+        "inputs_without_release": part.numbers.get("inputs_schemaorg_unrecorded", 0),
         "inputs_with_profile": part.numbers.get("inputs", 0) - part.numbers.get("inputs_without_quality", 0),
         "inputs_without_profile": part.numbers.get("inputs_without_quality", 0),
         "top_counts": ({"method": "frequent-items sketch", "library": "datasketches",

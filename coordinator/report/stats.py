@@ -36,6 +36,7 @@ from typing import Callable, Iterable
 
 from ...worker.output.compression import nq_stem
 from ...worker.output.layout import read_stats
+from ...worker.rdf.schemaorg import UNRECORDED_RELEASE
 from .classes import canonical_classes
 
 EXACT_LIMIT = 2000   # committed inputs up to which distinct counts are exact by default
@@ -51,7 +52,8 @@ NUMBERS = ("inputs", "bytes", "records", "selected_records", "range_requests", "
 # FileStats tables that add and stay small (keyed by format, class, property or problem kind).
 SUMMED = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "triples_by_format",
           "typed_entities_by_format", "classes_by_format", "class_properties_by_format", "errors", "notes",
-          "subsets", "quality_checked", "quality_errors", "quality_classes", "quality_properties", "repairs")
+          "subsets", "quality_checked", "quality_errors", "quality_advisories", "quality_classes", "quality_properties",
+          "repairs")
 # The errors profile's tables keyed by PLD or by term as written: folded into top counters (see above).
 QUALITY_PLDS, QUALITY_TERMS = "quality_plds", "quality_terms"
 
@@ -101,6 +103,7 @@ class Partial:
     finished: str = ""
     configs: Counter = field(default_factory=Counter)    # config hash -> inputs
     psl: Counter = field(default_factory=Counter)        # PSL snapshot version -> inputs
+    schemaorg: Counter = field(default_factory=Counter)  # schema.org release -> inputs (unrecorded: 12.0)
     unreadable: list = field(default_factory=list)       # (input id, reason)
 
     # -- folding one input (always exact) --------------------------------------------------------------
@@ -157,7 +160,11 @@ class Partial:
         self._times(doc.get("started") or "", doc.get("finished") or "")
         if doc.get("config_hash"):
             self.configs[doc["config_hash"]] += 1
-        self.psl[(doc.get("versions") or {}).get("psl_version", "none recorded")] += 1
+        versions = doc.get("versions") or {}
+        self.psl[versions.get("psl_version", "none recorded")] += 1
+        if "schemaorg" not in versions:   # written before the release was recorded: every such version shipped 12.0
+            nums["inputs_schemaorg_unrecorded"] = nums.get("inputs_schemaorg_unrecorded", 0) + 1
+        self.schemaorg[str(versions.get("schemaorg", UNRECORDED_RELEASE))] += 1
 
     def _quality(self, doc: dict) -> None:
         """The errors profile's PLD and term tables, as top counters: per kind (what a row's breakdown reads) and,
@@ -188,7 +195,7 @@ class Partial:
 
     def to_wire(self) -> bytes:
         state = {k: getattr(self, k) for k in ("numbers", "tables", "started", "finished", "configs", "psl",
-                                               "unreadable")}
+                                               "schemaorg", "unreadable")}
         if self.sketch:
             import datasketches as ds
 
@@ -218,6 +225,7 @@ class Partial:
         self._times(state["started"], state["finished"])
         self.configs.update(state["configs"])
         self.psl.update(state["psl"])
+        self.schemaorg.update(state["schemaorg"])
         self.unreadable += state["unreadable"]
         if self.sketch:
             import datasketches as ds

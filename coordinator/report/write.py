@@ -217,24 +217,34 @@ def overview_table(summary: dict):
 
 
 def quality_table(summary: dict):
-    """The errors profile for the terminal: per kind, its quads and share of each checked format's; None
+    """The errors profile for the terminal, against the release the run was checked with: per kind, its quads and
+    share of each checked format's, then all errors (one a quad: the kinds add up to it), then the advisories; None
     without a checked schema.org quad (the report says why)."""
     from rich.table import Table
 
     q = summary["quality"]
     fmts = [fmt for fmt, f in q["formats"].items() if f["quads"]]
     kinds = [kind for kind, k in q["all_formats"]["kinds"].items() if k["quads"]]
+    advisories = [kind for kind, k in q["all_formats"]["advisories"].items() if k["quads"]]
     if not fmts:
         return None
     checked = ", ".join(f"{fmt} {num(q['formats'][fmt]['quads'])}" for fmt in fmts)
-    title = (f"schema.org errors: quads with each kind (share of the format's checked quads: {checked})"
-             if kinds else f"schema.org errors: none in the checked quads ({checked})")
+    title = (f"schema.org errors against {q['vocabulary']}: quads with each kind (share of the format's checked "
+             f"quads: {checked})" if kinds else
+             f"schema.org errors against {q['vocabulary']}: none in the checked quads ({checked})")
     table = Table(title=title, title_justify="left")
     table.add_column("kind", no_wrap=True)
     for fmt in fmts:
         table.add_column(fmt, justify="right")
-    for kind in kinds:
-        cells = [q["formats"][fmt]["kinds"].get(kind) for fmt in fmts]
-        table.add_row(kind, *(f"{num(c['quads'])} ({pct(c['quads_share'])})" if c and c["quads"] else "–"
+
+    def row(name: str, cells: list) -> None:
+        table.add_row(name, *(f"{num(c['quads'])} ({pct(c['quads_share'])})" if c and c["quads"] else "–"
                               for c in cells))
+    for kind in kinds:
+        row(kind, [q["formats"][fmt]["kinds"].get(kind) for fmt in fmts])
+    if kinds:
+        row("all errors", [{"quads": q["formats"][fmt]["error_quads"],
+                            "quads_share": q["formats"][fmt]["error_quads_share"]} for fmt in fmts])
+    for kind in advisories:
+        row(f"{kind} (advisory)", [q["formats"][fmt]["advisories"].get(kind) for fmt in fmts])
     return table

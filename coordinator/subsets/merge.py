@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ...worker.rdf.schemaorg import release
 from .classes import RDF_TYPE, class_objects
 from .extsort import DEFAULT_FAN_IN, Span, merged, remove_runs
 from .parts import FLUSH_LINES, SAMPLE_MAX_PAGE_QUADS, PageSampler, PartWriter
@@ -67,12 +68,13 @@ class MergeOptions:
         return self.level if self.level is not None else COMPRESSIONS[self.compression][1]
 
     def identity(self) -> dict:
-        """The settings a class's outputs depend on (with :data:`FORMAT_VERSION`). Repairs are in it only when
-        on: without them a class is what it was before repairs existed, so a rerun keeps it (and its
-        fingerprint); turned on or off, every class is made again."""
+        """The settings a class's outputs depend on (with :data:`FORMAT_VERSION` and the schema.org release, whose
+        hierarchy and vocabulary decide membership and repairs: a quadfleet with another release makes every class
+        again). Repairs are in it only when on: without them a class is what it was before repairs existed, so a
+        rerun keeps it (and its fingerprint); turned on or off, every class is made again."""
         found = {"version": FORMAT_VERSION, "chunk_bytes": self.chunk_bytes, "sample_pages": self.sample_pages,
                  "compression": self.compression, "level": self.part_level, "mode": self.mode,
-                 "ranges": self.ranges}
+                 "ranges": self.ranges, "schemaorg": release()}
         if self.repairs:
             found["repairs"] = True
         return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...worker.rdf.schemaorg import release
 from ..subsets.extsort import DEFAULT_FAN_IN
 from .rows import MAX_DEPTH, MAX_NODES
 
@@ -53,11 +54,12 @@ class TableOptions:
         return self.deduplicate or self.min_column_fill > 0
 
     def identity(self) -> dict:
-        """What a class's fingerprint is made of. The cleaning is in it only when some step is on: tables made
-        without cleaning are the tables of before, so a rerun keeps them (and their fingerprint)."""
+        """What a class's fingerprint is made of (the schema.org release too: its hierarchy and vocabulary decide the
+        rows and their repairs). The cleaning is in it only when some step is on: tables made without cleaning are
+        the tables of before, so a rerun keeps them (and their fingerprint)."""
         found = {"kind": "tables", "version": TABLES_VERSION, "chunk_bytes": self.chunk_bytes,
                  "ranges": self.ranges, "min_rows": self.min_rows, "json": self.json, "max_depth": MAX_DEPTH,
-                 "max_nodes": MAX_NODES, "repair": self.repair}
+                 "max_nodes": MAX_NODES, "repair": self.repair, "schemaorg": release()}
         if self.cleaning != NO_CLEANING:
             found["cleaning"] = self.cleaning
         return found

@@ -14,5 +14,16 @@ FORMATS: tuple[str, ...] = tuple(EXTRACTORS)
 """Every format id, in the default order (Web Data Commons' ids: ``html-embedded-jsonld``, ``html-microdata``,
 ``html-rdfa``, then the classic microformats ``html-mf-*``)."""
 
+
+
+def schema_org_release() -> str:
+    """The schema.org release quadfleet extracts and checks with (``"30.0"``): its JSON-LD context (which values
+    are IRIs), its class hierarchy (the class subsets) and its vocabulary (the errors profile). Every output names
+    it: the manifest, each input's statistics (``versions.schemaorg``), ``summary.json`` (``quality.vocabulary``)."""
+    from ..worker.rdf.schemaorg import release
+
+    return release()
+
+
 __all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "SchemaError", "ArchiveError",
-           "QuadfleetError", "FORMATS"]
+           "QuadfleetError", "FORMATS", "schema_org_release"]

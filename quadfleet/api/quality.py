@@ -5,19 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..worker.quality.check import check_lines
+from ..worker.quality.check import ADVISORIES, check_lines
 from ..worker.quality.repair import repair_lines
 
 
 @dataclass(frozen=True)
 class SchemaError:
-    """One quad that is not what the shipped schema.org release says.
+    """One quad that is not what the shipped schema.org release says (:func:`quadfleet.schema_org_release`).
 
     ``kind``: ``"namespace-variant"``, ``"wrong-case"``, ``"undefined-class"``, ``"undefined-property"``,
-    ``"literal-for-object"``, ``"bad-lexical-form"`` or ``"outside-domain"``. ``format``: the format whose quad it
-    is. ``subject``: the quad's subject as in the N-Quads. ``property``: the property it concerns, as the term it
-    means where it means one (``rdf:type``'s IRI for a class's spelling). ``term``: what was written (an IRI, the
-    property, or ``"Class property"`` for a property outside its class's domain). ``line``: the quad's line."""
+    ``"literal-for-object"``, ``"bad-lexical-form"`` or ``"outside-domain"`` (one a quad at most); for an advisory
+    (:meth:`PageResult.schema_advisories`), ``"text-for-quantity"``. ``format``: the format whose quad it is.
+    ``subject``: the quad's subject as in the N-Quads. ``property``: the property it concerns, as the term it means
+    where it means one (``rdf:type``'s IRI for a class's spelling). ``term``: what was written (an IRI, the property,
+    or ``"Class property"`` for a property outside its class's domain). ``line``: the quad's line."""
 
     kind: str
     format: str
@@ -27,11 +28,13 @@ class SchemaError:
     line: str
 
 
-def schema_errors(formats: dict) -> list[SchemaError]:
+def findings(formats: dict, advisories: bool = False) -> list[SchemaError]:
+    """The errors (or, with ``advisories``, the advisories) of a page's formats, in line order per format."""
     out = []
     for fmt, fq in formats.items():
         lines = list(fq.lines)
-        out += [SchemaError(f.kind, fmt, f.subject, f.prop, f.term, lines[f.line]) for f in check_lines(lines).findings]
+        out += [SchemaError(f.kind, fmt, f.subject, f.prop, f.term, lines[f.line]) for f in check_lines(lines).findings
+                if (f.kind in ADVISORIES) == advisories]
     return out
 
 

@@ -129,14 +129,21 @@ class PageResult:
         return [e for fq in chosen for e in fq.entities(max_depth=max_depth, max_nodes=max_nodes)]
 
     def schema_errors(self) -> list[SchemaError]:
-        """Every quad of the page that is not what schema.org (the shipped release) says, one ``SchemaError`` per
-        error, as ``quadfleet extract`` profiles them in its statistics."""
-        return _quality.schema_errors(self.formats)
+        """Every quad of the page that is not what schema.org (the shipped release,
+        :func:`quadfleet.schema_org_release`) says, one ``SchemaError`` per error (one a quad at most), as
+        ``quadfleet extract`` profiles them in its statistics."""
+        return _quality.findings(self.formats)
+
+    def schema_advisories(self) -> list[SchemaError]:
+        """The quads in a form schema.org sanctions but that says less than it could (``text-for-quantity``: text
+        for a Distance or Duration where a QuantitativeValue could be given): counted apart from the errors."""
+        return _quality.findings(self.formats, advisories=True)
 
     def repaired_nquads(self) -> str:
-        """The page's N-Quads with the unambiguous repairs made (a misspelt namespace or case written as the term,
-        a literal given to an object property written as a node named by it): what the class subsets and the
-        table corpus hold of this page when ``[quality]`` repairs are on. ``nquads()`` is what the page said."""
+        """The page's N-Quads with the unambiguous repairs made (a misspelt namespace or case written as the term;
+        a literal given to an entity property written as the enumeration member it names, the IRI of the URL it is,
+        or a node named by it): what the class subsets and the table corpus hold of this page when ``[quality]``
+        repairs are on. ``nquads()`` is what the page said."""
         return _quality.repaired(self.formats)
 
     def to_rdflib(self) -> rdflib.Dataset:

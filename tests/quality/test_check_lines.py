@@ -1,6 +1,7 @@
 """check_lines, written for speed (memos per predicate, a quad's domain checked when its line is read against its
 subject's first class, the quads counted as the lines less those passed over), against its definition: every line
-split and looked at, the domains checked once the page's every class is known. On random pages (damaged lines
+split and looked at, one error a quad at most (the spelling, else the value, else the domain; a Quantity's text an
+advisory beside), the domains checked once the page's every class is known. On random pages (damaged lines
 among them), on the corpus's real pages, with ``full`` on and off; each with the C scan (``quality/_check.c``,
 which hands the Python loop only the lines it cannot finish) and without it (the Python loop over every line)."""
 from __future__ import annotations
@@ -15,11 +16,14 @@ from quadfleet.worker import native
 from quadfleet.worker.quality import check as check_module
 from quadfleet.worker.config import load_config
 from quadfleet.worker.pipeline.pagequads import run_page
-from quadfleet.worker.quality.check import (BAD_LEXICAL_FORM, LITERAL_FOR_OBJECT, OUTSIDE_DOMAIN, RDF_TYPE,
-                                            RDF_TYPE_IRI, Finding, PageCheck, check_lines, lexical_form)
+from quadfleet.worker.quality.check import (BAD_LEXICAL_FORM, KINDS, LITERAL_FOR_OBJECT, SCHEMA_IRI_AS_TEXT,
+                                            OUTSIDE_DOMAIN, RDF_TYPE, RDF_TYPE_IRI, TEXT_FOR_QUANTITY, Finding,
+                                            PageCheck, check_lines, lexical_form)
 from quadfleet.worker.quality.lexical import GTIN_LENGTHS, checkable, gtin_ok, parses
+from quadfleet.worker.quality.repair import repair_line
 from quadfleet.worker.quality.terms import class_term, property_term
 from quadfleet.worker.quality.vocabulary import vocabulary
+from quadfleet.worker.rdf.schemaorg import PREFIXES, ancestors
 from test_page_fast_paths import G, TYPE, random_line_pages
 
 
@@ -31,20 +35,36 @@ def misspelt(out: PageCheck, term, s: str, i: int, prop: str, written: str) -> N
         out.repair_at.append(i)
 
 
-def literal_errors(out: PageCheck, info, key: str, s: str, i: int, rest: str, full: bool) -> None:
-    """What a literal given to the property ``info`` is wrong in."""
+def literal_errors(out: PageCheck, info, key: str, s: str, i: int, rest: str, full: bool) -> bool:
+    """Note what a literal given to the property ``info`` is: whether it is the quad's error."""
     if info.objects_only:
-        out.findings.append(Finding(LITERAL_FOR_OBJECT, s, i, key, key))
-        if not info.quantity:
+        fixed = repair_line(f"{s} <{key}> {rest}")
+        value = lexical_form(rest).strip()
+        # a member's or a class's IRI as text, as schema.org's examples write them: an advisory (the repair still
+        # writes a member's IRI)
+        if fixed is not None:
+            member = fixed[1][-1].rule == "enumeration-member" and any(
+                value == prefix + fixed[1][-1].after.rsplit("/", 1)[1] for prefix in PREFIXES)
+        else:
+            name = next((value[len(p):] for p in PREFIXES if value.startswith(p)), None)
+            member = (name in vocabulary().classes and name not in info.range_classes
+                      and any(c in ancestors(name) for c in info.range_classes))
+        out.findings.append(Finding(SCHEMA_IRI_AS_TEXT if member else LITERAL_FOR_OBJECT, s, i, key, key))
+        if fixed is not None:   # (a repair changes the line)
             out.repairable = True
             out.repair_at.append(i)
-        return
+        return not member
+    if info.quantity_text:
+        out.findings.append(Finding(TEXT_FOR_QUANTITY, s, i, key, key))
+        return False
     dts = info.checked_datatypes
     gtin = info.name if info.name in GTIN_LENGTHS else None
     if full and (gtin is not None or checkable(dts)):
         lexical = lexical_form(rest)
         if not (gtin_ok(gtin, lexical) if gtin is not None else parses(dts, lexical)):
             out.findings.append(Finding(BAD_LEXICAL_FORM, s, i, key, key))
+            return True
+    return False
 
 
 def defined_check(lines: list[str], full: bool = True) -> PageCheck:
@@ -72,12 +92,14 @@ def defined_check(lines: list[str], full: bool = True) -> PageCheck:
         if term is None:
             continue
         out.schema_quads += 1
-        misspelt(out, term, s, i, term.key, p[1:-1])
+        if term.kinds:
+            misspelt(out, term, s, i, term.key, p[1:-1])
+            continue
         info = term.prop
         if info is None:
             continue
-        if rest[0] == '"':
-            literal_errors(out, info, term.key, s, i, rest, full)
+        if rest[0] == '"' and literal_errors(out, info, term.key, s, i, rest, full):
+            continue
         if full and info.domain and "Thing" not in info.domain:
             pending.append((s, term, i))
     for s, term, i in pending if out.classes else ():
@@ -88,6 +110,8 @@ def defined_check(lines: list[str], full: bool = True) -> PageCheck:
 
 
 def as_compared(check: PageCheck) -> tuple:
+    errors = [(f.line, f.kind) for f in check.findings if f.kind in KINDS]
+    assert len(errors) == len(set(f for f, _ in errors)), "one error a quad at most"
     return (check.findings, check.classes, check.schema_quads, check.repairable, check.repair_at, check.misspelt)
 
 

@@ -18,7 +18,7 @@ from quadfleet.worker.output.pageindex import PageIndex
 from quadfleet.worker.output.stats import FileStats
 from quadfleet.worker.output.subsets import SUBSET_FORMATS, configured_of, entity_hits
 from quadfleet.worker.pipeline.pagequads import FormatResult, run_page
-from quadfleet.worker.quality.check import check_lines, check_results
+from quadfleet.worker.quality.check import ADVISORIES, check_lines, check_results
 from quadfleet.worker.quality.profile import count_page
 from quadfleet.worker.quality.repair import planned_repairs, repair_line, repair_lines, repair_plan
 from quadfleet.worker.quality.terms import repaired_class, repaired_property
@@ -29,14 +29,18 @@ TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 S = "http://schema.org/"
 SUBJECTS = ["_:b0", "_:b1", "_:b2", "<http://shop.example/p#x>"]
 PREDICATES = [f"<{S}{p}>" for p in ("name", "price", "author", "width", "availability", "gtin13", "startDate",
-                                     "url", "brand", "publisher", "contentURL", "foo", "offers", "height")] + [
-    "<http://schema.orgname>", "<http://schema.org/Author>", "<https://schema.org/brand/>",
+                                     "url", "brand", "publisher", "contentURL", "foo", "offers", "height",
+                                     "duration", "item", "query-input", "Text", "itemCondition")] + [
+    "<http://schema.orgname>", "<http://schema.org/Author>", "<https://schema.org/brand/>", "<http://schema.orgText>",
+    "<http://schema.orgauthor>", "<http://schema.orgAuthor>", "<http://schema.org/#rating>",
     "<http://ogp.me/ns#title>", "<http://data-vocabulary.org/name>"]
 CLASSES = [f"<{S}{c}>" for c in ("Product", "Offer", "Person", "Article", "product", "Shop", "ImageObject")] + [
     "<http://schema.orgProduct>", "<http://shop.example/schema.org/Offer>", "<http://schema.org/Product/>",
     "<http://shop.example/CreativeWork%20http://schema.org/Product>", "<http://ogp.me/ns#article>"]
 OBJECTS = ['"InStock"', '"http://schema.org/InStock"', '"12.5"', '"March 3, 2015"', '"1234567890128"',
-           '"Jane Doe"', '"2015-03-03"', '"5 cm"', '"a \\"quoted\\" name"@en',
+           '"Jane Doe"', '"2015-03-03"', '"5 cm"', '"a \\"quoted\\" name"@en', '"https://shop.example/brands/acme"',
+           '"in stock"@en', '"http://schema.org/instock"', '"Organization"', '"/brands/acme"', '"PT30M"', '""',
+           '"https://shop.example/a b"', '"NewCondition"', '"http://schema.org/Person"', '"https://schema.org/Brand"',
            f'"19.99"^^<{S}Number>', "_:b1", "_:b2", "<http://shop.example/other>", f"<{S}InStock>"]
 
 
@@ -265,24 +269,32 @@ def old_add_page(st: FileStats, host: str, pld: str, page, fired: list, results:
 
 
 def old_count_page(st, fmt: str, pld: str, lines: list[str], check) -> None:
-    checked = st.quality_checked.setdefault(fmt, {"entities": 0, "quads": 0})
+    """count_page as defined: the errors in their tables and totals, the advisories apart (and by term)."""
+    checked = st.quality_checked.setdefault(fmt, {"entities": 0, "quads": 0, "error_entities": 0, "error_quads": 0})
     checked["entities"] += len(check.classes)
     checked["quads"] += check.schema_quads
     if not check.findings:
         return
-    errors = st.quality_errors.setdefault(fmt, {})
     entities = set()
     for f in check.findings:
-        err = errors.setdefault(f.kind, {"entities": 0, "quads": 0})
+        advisory = f.kind in ADVISORIES
+        table = (st.quality_advisories if advisory else st.quality_errors).setdefault(fmt, {})
+        err = table.setdefault(f.kind, {"entities": 0, "quads": 0})
         err["quads"] += 1
         if (f.kind, f.subject) not in entities:
             entities.add((f.kind, f.subject))
             err["entities"] += 1
+        _bump(st.quality_terms.setdefault(f.kind, {}), f.term)
+        if advisory:
+            continue
         for cls in check.classes.get(f.subject) or ("",):
             _bump(st.quality_classes.setdefault(fmt, {}).setdefault(cls, {}), f.kind)
         _bump(st.quality_properties.setdefault(fmt, {}).setdefault(f.prop, {}), f.kind)
         _bump(st.quality_plds.setdefault(pld, {}), f.kind)
-        _bump(st.quality_terms.setdefault(f.kind, {}), f.term)
+    errors = [f for f in check.findings if f.kind not in ADVISORIES]
+    checked["error_quads"] += len(errors)
+    checked["error_entities"] += len({f.subject for f in errors})
+    assert len({f.line for f in errors}) == len(errors), "one error a quad"
     if check.repairable:
         rules = st.repairs.setdefault(fmt, {})
         for r in planned_repairs(lines, check):
@@ -328,7 +340,7 @@ def test_statistics_and_profile_are_those_of_their_definition(real_results):
                 count_page(new, fmt, pld, lines, check)
                 old_count_page(old, fmt, pld, lines, check_lines(lines))
         assert as_written(new) == as_written(old)
-        assert new.quality_errors and new.repairs and new.class_properties_by_format
+        assert new.quality_errors and new.quality_advisories and new.repairs and new.class_properties_by_format
 
 
 # --- the page index ---------------------------------------------------------------------------------------------

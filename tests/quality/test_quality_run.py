@@ -1,7 +1,8 @@
 """A WARC of three real-looking pages with exactly one schema.org error of each kind, through the real commands.
 
 ``tests/quality/pages``: a news article in JSON-LD (an author given as a string, a date that is no ISO date, an
-image typed ``schema.org/ImageObject``, Google's ``query-input``), a shop's product in microdata typed
+image typed ``schema.org/ImageObject`` whose width is text (an advisory, not an error), a ``subheadline`` schema.org
+does not define, and Google's ``query-input``, an Action annotation and no error), a shop's product in microdata typed
 ``http://schema.org/product``, and a shop typed ``Shop`` (no schema.org class) beside a Product with its
 ``price`` on the Product rather than on its Offer. ``quadfleet extract`` must profile each error once; the subsets
 and the table corpus must show each repair exactly where it belongs, and nothing else; the N-Quads data files
@@ -32,7 +33,7 @@ EXPECTED = {
     JSONLD: {"literal-for-object": "http://schema.org/author",
              "bad-lexical-form": "http://schema.org/datePublished",
              "namespace-variant": "http://schema.org/schema.org/ImageObject",
-             "undefined-property": "http://schema.org/query-input"},
+             "undefined-property": "http://schema.org/subheadline"},
     MICRODATA: {"wrong-case": "http://schema.org/product",
                 "undefined-class": "http://schema.org/Shop",
                 "outside-domain": "Product price"},
@@ -82,7 +83,12 @@ def test_each_kind_is_profiled_once_with_its_term(runs):
         got = {fmt: {kind: v for kind, v in kinds.items()} for fmt, kinds in stats["quality_errors"].items()}
         assert got == {fmt: {kind: {"entities": 1, "quads": 1} for kind in kinds} for fmt, kinds in EXPECTED.items()}
         terms = {kind: dict(t) for kind, t in stats["quality_terms"].items()}
-        assert terms == {kind: {term: 1} for kinds in EXPECTED.values() for kind, term in kinds.items()}
+        assert terms == {**{kind: {term: 1} for kinds in EXPECTED.values() for kind, term in kinds.items()},
+                         "text-for-quantity": {"http://schema.org/width": 1}}
+        # the image's width as text: an advisory, counted apart and in no error figure
+        assert stats["quality_advisories"] == {JSONLD: {"text-for-quantity": {"entities": 1, "quads": 1}}}
+        assert {fmt: (c["error_quads"], c["error_entities"]) for fmt, c in stats["quality_checked"].items()} == {
+            JSONLD: (4, 2), MICRODATA: (3, 3)}   # article: 3 errors, its image: 1; shop, product, product
         plds = stats["quality_plds"]
         assert plds["coastline-gazette.co.uk"] == {k: 1 for k in EXPECTED[JSONLD]}
         assert plds["hearth-and-home.co.uk"] == {"wrong-case": 1}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quadfleet.worker.quality.check import KINDS, check_lines, check_results
+from quadfleet.worker.quality.check import ADVISORIES, KINDS, check_lines, check_results
 from quadfleet.worker.quality.lexical import gtin_ok, parses
 from quadfleet.worker.quality.repair import NODE_PREFIX, repair_lines
 from quadfleet.worker.quality.terms import class_term, property_term, repaired_class, repaired_property
@@ -21,11 +21,13 @@ TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
     ("http://schema.orgImageObject", ("namespace-variant",), ("ImageObject",)),
     ("http://shop.example/schema.org/Offer", ("namespace-variant",), ("Offer",)),
     ("http://schema.org/Product/", ("namespace-variant",), ("Product",)),
-    ("http://schema.org/schema.org/imageObject", ("namespace-variant", "wrong-case"), ("ImageObject",)),
+    ("http://schema.org/schema.org/imageObject", ("namespace-variant",), ("ImageObject",)),   # one kind a quad
     ("http://shop.example/CreativeWork%20http://schema.org/Product", ("namespace-variant",),
      ("CreativeWork", "Product")),
     ("http://schema.org/Shop", ("undefined-class",), ()),
-    ("http://schema.orgFoo", ("namespace-variant", "undefined-class"), ()),
+    ("http://schema.orgFoo", ("undefined-class",), ()),   # no term to restore: undefined, not a variant too
+    ("http://schema.org/Certification", (), ("Certification",)),        # release 27.0
+    ("http://schema.org/MemberProgramTier", (), ("MemberProgramTier",)),
 ])
 def test_class_iris(iri, kinds, names):
     term = class_term(iri)
@@ -42,8 +44,18 @@ def test_other_vocabularies_are_not_schema_org(iri):
 def test_property_iris_and_what_statistics_count():
     assert property_term("http://schema.org/contentURL").kinds == ("wrong-case",)
     assert repaired_property("http://schema.org/contentURL") == "http://schema.org/contentUrl"
-    assert property_term("http://schema.org/query-input").kinds == ("undefined-property",)
+    # Action annotations (schema.org's Actions page): a property's name and -input or -output, spelt right
+    for iri in ("http://schema.org/query-input", "https://schema.org/result-output", "http://schema.org/name-input"):
+        assert property_term(iri).kinds == () and property_term(iri).prop is None
+    assert property_term("http://schema.org/foo-input").kinds == ("undefined-property",)
+    assert property_term("http://schema.orgquery-input").kinds == ("namespace-variant",)
     assert repaired_property("http://schema.org/query-input") == "http://schema.org/query-input"
+    # a datatype's name where a property is written declares a type: undefined, not the property "text" mis-cased
+    for iri in ("http://schema.org/Text", "http://schema.orgText", "http://schema.org/URL"):
+        assert property_term(iri).kinds == ("undefined-property",) and property_term(iri).rule is None, iri
+    assert property_term("http://schema.org/Review").kinds == ("wrong-case",)   # a class's name, not a datatype's
+    assert property_term("http://schema.orgAuthor").kinds == ("namespace-variant",)   # and the case: one kind
+    assert repaired_property("http://schema.orgAuthor") == "http://schema.org/author"
     assert repaired_class("http://schema.org/person") == "http://schema.org/Person"
     # two classes in one IRI: counted as written (one class count cannot be two)
     two = "http://shop.example/CreativeWork%20http://schema.org/Product"
@@ -88,18 +100,22 @@ def test_one_pass_finds_every_kind():
                  "_:a <http://schema.org/gtin13> \"400638133393\"",
                  "_:a <http://schema.org/releaseDate> \"3 March 2021\"",
                  f"_:b {TYPE} <http://schema.orgOffer>",
-                 "_:b <http://schema.org/query-input> \"x\"",
+                 "_:b <http://schema.org/querry> \"x\"",
                  f"_:c {TYPE} <http://schema.org/Shop>",
                  "_:c <http://schema.org/price> \"1\"",                      # no domain check: Shop is no class
                  "_:d <http://schema.org/author> \"untyped nodes are checked for ranges\"",
-                 "_:d <http://ogp.me/ns#title> \"other vocabularies pass\"")
+                 "_:d <http://ogp.me/ns#title> \"other vocabularies pass\"",
+                 "_:a <http://schema.org/width> \"12 cm\"",                  # text for a Distance: an advisory
+                 "_:b <http://schema.org/query-input> \"required name=q\"",   # an Action annotation: right
+                 "_:b <http://schema.org/availability> \"https://schema.org/InStock\"")   # an advisory
     check = check_lines(lines)
     found = sorted((f.kind, f.line) for f in check.findings)
     assert found == sorted([("wrong-case", 0), ("outside-domain", 1), ("literal-for-object", 2),
                             ("bad-lexical-form", 3), ("bad-lexical-form", 4), ("namespace-variant", 5),
-                            ("undefined-property", 6), ("undefined-class", 7), ("literal-for-object", 9)])
-    assert {f.kind for f in check.findings} == set(KINDS)
-    assert check.schema_quads == 10 and check.repairable
+                            ("undefined-property", 6), ("undefined-class", 7), ("literal-for-object", 9),
+                            ("text-for-quantity", 11), ("schema-iri-as-text", 13)])
+    assert {f.kind for f in check.findings} == set(KINDS) | set(ADVISORIES)
+    assert check.schema_quads == 13 and check.repairable
     assert check.classes["_:a"] == ["http://schema.org/Product"]
 
 
@@ -122,7 +138,7 @@ def test_each_repair_rule():
                  "_:a <http://schema.org/brand> \"Acme\"@en",
                  "_:a <http://schema.org/manufacturer> \"Acme Works\"",
                  f"_:c {TYPE} <http://shop.example/CreativeWork%20http://schema.org/Product>",
-                 "_:a <http://schema.org/query-input> \"not repaired\"")
+                 "_:a <http://schema.org/querry> \"not repaired\"")
     new, done = repair_lines(lines, check_lines(lines))
     assert sorted(r.rule for r in done) == ["case", "case", "enumeration-member", "literal-to-node",
                                             "literal-to-node", "namespace", "namespace"]
@@ -131,7 +147,7 @@ def test_each_repair_rule():
     assert f"_:a <http://schema.org/offers> _:b{G}" in text
     assert f"_:b <http://schema.org/availability> <http://schema.org/InStock>{G}" in text
     assert f"_:c {TYPE} <http://schema.org/CreativeWork>{G}_:c {TYPE} <http://schema.org/Product>{G}" in text
-    assert f"_:a <http://schema.org/query-input> \"not repaired\"{G}" in text
+    assert f"_:a <http://schema.org/querry> \"not repaired\"{G}" in text
     brand = [r for r in done if r.prop == "http://schema.org/brand"][0]
     node = brand.after.split()[0]
     assert node.startswith(NODE_PREFIX)
@@ -148,16 +164,117 @@ def test_each_repair_rule():
 def test_common_class():
     assert common_class(("Person",)) == "Person"
     assert common_class(("Organization", "Person")) == "Thing"
-    assert common_class(("Distance", "QuantitativeValue")) == "Intangible"
+    assert common_class(("Brand", "Organization")) == "Thing"
+    assert common_class(("LocalBusiness", "Restaurant")) == "LocalBusiness"
 
 
-def test_a_quantity_written_as_text_is_flagged_but_kept():
+def test_a_quantity_written_as_text_is_an_advisory_not_an_error():
+    """A Quantity is a DataType (release 15.0 on): ``totalTime``'s text is simply right; ``width``'s and
+    ``duration``'s, where a QuantitativeValue could be given too, is an advisory, kept and never repaired."""
     lines = page(f"_:r {TYPE} <http://schema.org/Recipe>", "_:r <http://schema.org/totalTime> \"PT30M\"",
-                 f"_:i {TYPE} <http://schema.org/ImageObject>", "_:i <http://schema.org/width> \"800\"")
+                 f"_:i {TYPE} <http://schema.org/ImageObject>", "_:i <http://schema.org/width> \"800\"",
+                 "_:i <http://schema.org/height> \"600\"", f"_:v {TYPE} <http://schema.org/VideoObject>",
+                 "_:v <http://schema.org/duration> \"PT0M22S\"")
     check = check_lines(lines)
-    assert [f.kind for f in check.findings] == ["literal-for-object", "literal-for-object"]
+    assert [(f.kind, f.prop) for f in check.findings] == [("text-for-quantity", "http://schema.org/width"),
+                                                          ("text-for-quantity", "http://schema.org/height"),
+                                                          ("text-for-quantity", "http://schema.org/duration")]
+    assert not any(f.kind in KINDS for f in check.findings)
     assert not check.repairable
     assert repair_lines(lines, check) == (lines, [])
+
+
+def test_target_takes_a_url_template_as_it_is():
+    """``target``'s range holds URL since release 15.0: a SearchAction's URL template is neither flagged nor
+    repaired (an EntryPoint *named* by the template said less than the page)."""
+    lines = page(f"_:s {TYPE} <http://schema.org/SearchAction>",
+                 "_:s <http://schema.org/target> \"https://shop.example/search?q={search_term_string}\"",
+                 "_:s <http://schema.org/query-input> \"required name=search_term_string\"")
+    check = check_lines(lines)
+    assert check.findings == [] and not check.repairable
+
+
+def test_a_class_iri_given_as_text_is_an_advisory_and_not_repaired():
+    """schema.org's own InteractionCounter examples write ``interactionType`` as a class's IRI in a ``content``
+    attribute: the form is sanctioned (an advisory), and no repair can say whether the class or an instance of it
+    was meant. A class's IRI outside the range, the range's own class (a template's placeholder) and a class's bare
+    name are errors, not repaired."""
+    lines = page(f"_:c {TYPE} <http://schema.org/InteractionCounter>",
+                 "_:c <http://schema.org/interactionType> \"http://schema.org/CommentAction\"@en",
+                 "_:c <http://schema.org/interactionType> \"https://schema.org/Person\"",
+                 "_:c <http://schema.org/interactionType> \"CommentAction\"",
+                 f"_:a {TYPE} <http://schema.org/Article>", "_:a <http://schema.org/author> \"https://schema.org/Person\"")
+    check = check_lines(lines)
+    assert [(f.kind, f.line) for f in check.findings] == [("schema-iri-as-text", 1), ("literal-for-object", 2),
+                                                          ("literal-for-object", 3), ("literal-for-object", 5)]
+    assert not check.repairable and repair_lines(lines, check) == (lines, [])
+
+
+@pytest.mark.parametrize("literal, rule, after", [
+    ('"https://www.wsj.com/news/technology"', "literal-to-iri", "<https://www.wsj.com/news/technology>"),
+    ('"http://shop.example/a|b"@en', "literal-to-iri", "<http://shop.example/a%7Cb>"),   # as N-Quads takes it
+    ('"http://shop.example/a b"@en', None, None),             # a space in it: not surely one URL
+    ('"Jane Doe"@en', "literal-to-node", None),
+    ('"Organization"', None, None),                          # a placeholder: flagged, not repaired
+    ('"person"', None, None),
+    ('"4.5"', None, None),                                   # names nothing
+    ('"/author/jane"', None, None),                          # a relative URL: no node named by it
+    ('"www.example.com"', None, None),
+    ('"jane.jpg"', None, None),
+    ('""', None, None),
+])
+def test_a_literal_given_to_an_entity_property(literal, rule, after):
+    lines = page(f"_:a {TYPE} <http://schema.org/Article>", f"_:a <http://schema.org/author> {literal}")
+    check = check_lines(lines)
+    assert [f.kind for f in check.findings] == ["literal-for-object"]
+    new, done = repair_lines(lines, check)
+    assert [r.rule for r in done] == ([rule] if rule else [])
+    assert check.repair_at == ([1] if rule else []) and check.repairable == bool(rule)
+    if after is not None:
+        assert f"_:a <http://schema.org/author> {after}{G}" in new
+    if rule == "literal-to-node":
+        assert f"<http://schema.org/name> {literal}{G}" in "".join(new)
+    if rule is None:
+        assert new == lines
+
+
+@pytest.mark.parametrize("literal, member, kind", [
+    ('"InStock"', "InStock", "literal-for-object"), ('"inStock"', "InStock", "literal-for-object"),
+    ('"instock"@en', "InStock", "literal-for-object"), ('"In Stock"', "InStock", "literal-for-object"),
+    ('"in_stock"', "InStock", "literal-for-object"), ('"schema:PreOrder"', "PreOrder", "literal-for-object"),
+    ('"http://schema.org/instock"', "InStock", "literal-for-object"), ('" BackOrder "', "BackOrder", "literal-for-object"),
+    # the member's IRI as text: how schema.org's JSON-LD examples write it, an advisory, repaired all the same
+    ('"http://schema.org/InStock"@de', "InStock", "schema-iri-as-text"),
+    ('"https://schema.org/OutOfStock"', "OutOfStock", "schema-iri-as-text"),
+    (' " https://www.schema.org/SoldOut"'.strip(), "SoldOut", "schema-iri-as-text"),
+    ('"available"', None, "literal-for-object"), ('"Offer"', None, "literal-for-object"),   # names no member
+    ('"https://shop.example/stock"', None, "literal-for-object"),
+])
+def test_an_enumeration_member_in_any_case_and_spelling(literal, member, kind):
+    lines = page(f"_:o {TYPE} <http://schema.org/Offer>", f"_:o <http://schema.org/availability> {literal}")
+    check = check_lines(lines)
+    assert [f.kind for f in check.findings] == [kind]
+    new, done = repair_lines(lines, check)
+    if member is None:
+        assert done == [] and new == lines, "a literal that names no member is flagged, not made a node"
+    else:
+        assert [r.rule for r in done] == ["enumeration-member"]
+        assert new[1] == f"_:o <http://schema.org/availability> <http://schema.org/{member}>{G}"
+
+
+def test_one_error_a_quad():
+    """A misspelt property's value and domain are not judged again; a literal for an entity property is not also out
+    of its domain: the kinds are disjoint, and the repair of the spelling still mends the value."""
+    lines = page(f"_:a {TYPE} <http://schema.org/Product>",
+                 "_:a <http://schema.orgAuthor> \"Jane\"",                 # variant, case, literal, domain
+                 "_:a <http://schema.org/Author> \"Jane\"",
+                 "_:a <http://schema.org/author> \"Jane\"",                # literal and domain
+                 "_:a <http://schema.org/datePublished> \"yesterday\"")   # lexical form and domain
+    check = check_lines(lines)
+    assert [(f.kind, f.line) for f in check.findings] == [("namespace-variant", 1), ("wrong-case", 2),
+                                                          ("literal-for-object", 3), ("bad-lexical-form", 4)]
+    new, done = repair_lines(lines, check)
+    assert [r.rule for r in done] == ["namespace", "literal-to-node", "case", "literal-to-node", "literal-to-node"]
 
 
 def test_lines_that_are_no_quads_are_passed_over():
@@ -195,3 +312,28 @@ def test_a_repair_plan_counts_what_the_repairs_make():
     new, done = repair_lines(lines, check_lines(lines))
     assert n == len(new) == len(lines) - 2 + 2 * 2 + 1
     assert [(r.rule, r.line) for r in planned] == [(r.rule, r.line) for r in done]
+
+
+def test_a_product_page_written_to_googles_2025_guidelines_has_no_error():
+    """Product snippets and merchant listings as Google's 2025 guidelines write them: a certification, a GS1 Digital
+    Link, a color swatch, a member price for a MemberProgramTier, shipping details and return policies, the shop's
+    member program and shipping service. Every term is schema.org 30.0's: no undefined class or property, nothing out
+    of its domain; its enumeration members written as schema.org IRIs are advisories, repaired into IRIs."""
+    import quadfleet
+    from pathlib import Path
+
+    html = (Path(__file__).parent / "pages" / "google-2025-product.html").read_bytes()
+    page = quadfleet.extract(html, "https://www.northfield-outfitters.example/products/trailhead-2-bottle-750")
+    assert len(page.nquads().splitlines()) > 120 and not page.problems
+    assert page.schema_errors() == []
+    advisories = page.schema_advisories()
+    assert {a.kind for a in advisories} == {"schema-iri-as-text"} and len(advisories) == 11
+    nquads = page.nquads()
+    for term in ("Certification", "MemberProgramTier", "ShippingService", "MerchantReturnPolicy"):
+        assert f"<http://schema.org/{term}>" in nquads
+    # what the release's context makes IRIs (12.0's made them literals)
+    assert "<http://schema.org/hasGS1DigitalLink> <https://id.gs1.org/01/00614141000036>" in nquads
+    assert "<http://schema.org/colorSwatch> <https://www.northfield-outfitters.example/img/swatch-moss.png>" in nquads
+    repaired = page.repaired_nquads()
+    assert "<http://schema.org/availability> <http://schema.org/InStock>" in repaired
+    assert '"https://schema.org/InStock"' not in repaired

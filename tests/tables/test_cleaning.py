@@ -24,8 +24,10 @@ from quadfleet.coordinator.tables.rows import FIXED, Row
 FIXED_COLUMNS = frozenset(FIXED)
 DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 DOCS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "tables.md"
-# What a class's fingerprint held before the cleaning existed (and the repairs' switch, added with the repairs)
-IDENTITY_BEFORE = {"kind", "version", "chunk_bytes", "ranges", "min_rows", "json", "max_depth", "max_nodes", "repair"}
+# What a class's fingerprint held before the cleaning existed (and the repairs' switch, added with the repairs, and
+# the schema.org release, with issue 51)
+IDENTITY_BEFORE = {"kind", "version", "chunk_bytes", "ranges", "min_rows", "json", "max_depth", "max_nodes", "repair",
+                   "schemaorg"}
 
 
 @pytest.fixture(scope="module")

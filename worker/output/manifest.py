@@ -1,8 +1,8 @@
 """A run's manifest: what a fleet run extracts and how, stored under its output prefix.
 
-``manifest.json`` holds the run id, the configuration that determines the output (and its hash), and the
-creation time; ``manifest/inputs-<time>.json.gz`` hold the inputs, one file per enqueue, so adding inputs
-never rewrites what is there. Workers read the configuration from here; status reads the inputs.
+``manifest.json`` holds the run id, the configuration that determines the output (and its hash), the schema.org
+release, and the creation time; ``manifest/inputs-<time>.json.gz`` hold the inputs, one file per enqueue, so adding
+inputs never rewrites what is there. Workers read the configuration from here; status reads the inputs.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..config import Config, config_from_json
 from ..errors import QuadfleetError, TransientError
+from ..rdf.schemaorg import UNRECORDED_RELEASE, release
 
 MANIFEST_KEY = "manifest.json"
 INPUTS_FOLDER = "manifest/"
@@ -26,10 +27,15 @@ class Manifest:
     run: str
     config: Config
     created: str
+    # The schema.org release the run's outputs are made with (its context, vocabulary and hierarchy decide the JSON-LD
+    # N-Quads, the subsets and the profile); None: this quadfleet's. A manifest without one was written by a version
+    # that recorded none, all of which shipped 12.0.
+    schemaorg: str | None = None
 
     def to_json(self) -> dict:
         return {"run": self.run, "created": self.created, "config_hash": self.config.hash,
-                "formats": list(self.config.formats), "config": self.config.to_json()}
+                "schemaorg": self.schemaorg or release(), "formats": list(self.config.formats),
+                "config": self.config.to_json()}
 
 
 def load_manifest(store) -> Manifest | None:
@@ -52,7 +58,8 @@ def load_manifest(store) -> Manifest | None:
                                  "(an answer cut short?)") from None
         raise RunError(f"{store.url}/{MANIFEST_KEY}: not valid JSON: {exc}") from None
     try:
-        return Manifest(run=doc["run"], config=config_from_json(doc["config"]), created=doc["created"])
+        return Manifest(run=doc["run"], config=config_from_json(doc["config"]), created=doc["created"],
+                        schemaorg=str(doc.get("schemaorg", UNRECORDED_RELEASE)))
     except (KeyError, TypeError) as exc:
         raise RunError(f"{store.url}/{MANIFEST_KEY}: not a quadfleet run manifest ({exc})") from None
 

@@ -106,11 +106,13 @@ class FileStats:
     # Schema.org class subsets (worker/output/subsets.py), by configured class (local name):
     subsets: dict = field(default_factory=dict)       # class -> {"pages", "entities", "quads"} (they add)
     subset_plds: dict = field(default_factory=dict)   # class -> PLDs of its pages (a set)
-    # The schema.org errors profile (worker/quality/profile.py): format -> {"entities", "quads"} checked;
-    # format -> kind -> {"entities", "quads"}; format -> class -> kind -> quads; format -> property -> kind -> quads;
-    # PLD -> kind -> quads; kind -> term as written -> quads; format -> repair rule -> repairs the derived data get.
+    # The schema.org errors profile (worker/quality/profile.py): format -> {"entities", "quads", "error_entities",
+    # "error_quads"} checked and in error; format -> kind -> {"entities", "quads"}, for the errors and apart for the
+    # advisories; format -> class -> kind -> quads; format -> property -> kind -> quads; PLD -> kind -> quads;
+    # kind -> term as written -> quads; format -> repair rule -> repairs the derived data get.
     quality_checked: dict = field(default_factory=dict)
     quality_errors: dict = field(default_factory=dict)
+    quality_advisories: dict = field(default_factory=dict)
     quality_classes: dict = field(default_factory=dict)
     quality_properties: dict = field(default_factory=dict)
     quality_plds: dict = field(default_factory=dict)

@@ -27,6 +27,7 @@ from ..output.stats import FileStats
 from ..output.subsets import SUBSET_FORMATS
 from ..output.writers import FormatWriters
 from ..quality.check import check_results
+from ..rdf.schemaorg import release as schemaorg_release
 from .domains import PldCache, psl_info
 from .installed import dist_version, python_version
 from .pagequads import run_page
@@ -41,6 +42,7 @@ def versions() -> dict:
         if version is not None:
             out[dist.lower()] = version
     out.update(psl_info())  # the Public Suffix List snapshot the PLDs come from
+    out["schemaorg"] = schemaorg_release()  # the vocabulary, context and hierarchy the outputs were made with
     out["accelerators"] = native.in_use()  # a fallback gives the same output, slower: only this shows it
     return out
 

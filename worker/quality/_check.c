@@ -25,12 +25,13 @@
 
 #define F_LITERALS 1   /* a literal of the property is checked */
 #define F_DOMAIN 2     /* the property has a domain to check */
-#define F_OBJECTS 4    /* its range holds classes only: a literal is a literal-for-object finding (else Python checks
-                          the literal's lexical form) */
-#define F_NODE 8       /* ... which a repair mends (the line is one a repair changes) */
+#define F_OBJECTS 4    /* its range holds classes only: a literal is Python's (whether a repair changes its line turns
+                          on what the literal says) */
+#define F_QUANTITY 8   /* a literal is text for a Quantity: an advisory finding (the domain is still checked); else a
+                          literal's lexical form is checked, and a bad one is the quad's one error */
 
 /* check.py's markers, its Finding class and two kinds of finding, given once by setup(). */
-static PyObject *PLAIN, *TYPE, *FINDING, *LITERAL_FOR_OBJECT, *BAD_LEXICAL_FORM;
+static PyObject *PLAIN, *TYPE, *FINDING, *BAD_LEXICAL_FORM, *TEXT_FOR_QUANTITY;
 
 /* The token strings last looked up (predicates, classes), by a cheap hash of their characters: a line's token
    found here is looked up in the memo as this string, whose hash Python has kept, rather than as a new string
@@ -41,7 +42,7 @@ static PyObject *TOKENS[N_TOKENS];
 typedef struct {
     PyObject_HEAD
     PyObject *lines, *preds, *types, *classes;
-    PyObject *out, *findings, *repair_at;   /* the PageCheck and two of its lists */
+    PyObject *findings;   /* the PageCheck's list of findings */
     PyObject *subject;   /* the last line's subject (lines of one entity follow each other) */
     Py_ssize_t next, skipped;
     int full;
@@ -173,17 +174,14 @@ static int in_domain(Scan *self, PyObject *s, PyObject *memo) {
     return yes < 0 ? -2 : (yes ? 1 : -1);
 }
 
-/* A finding of `kind` on the line i (and, with `repair`, the line a repair changes): 1, or -2 error. */
-static int finding(Scan *self, PyObject *kind, PyObject *s, Py_ssize_t i, PyObject *key, int repair) {
+/* A finding of `kind` on the line i: 1, or -2 error. */
+static int finding(Scan *self, PyObject *kind, PyObject *s, Py_ssize_t i, PyObject *key) {
     PyObject *at = PyLong_FromSsize_t(i);
     if (at == NULL) return -2;
     PyObject *args[5] = {kind, s, at, key, key};
     PyObject *found = PyObject_Vectorcall(FINDING, args, 5, NULL);
     int rc = found == NULL || PyList_Append(self->findings, found) < 0 ? -2 : 1;
     Py_XDECREF(found);
-    if (rc == 1 && repair
-            && (PyObject_SetAttrString(self->out, "repairable", Py_True) < 0 || PyList_Append(self->repair_at, at) < 0))
-        rc = -2;
     Py_DECREF(at);
     return rc;
 }
@@ -207,28 +205,33 @@ static PyObject *stripped_form(PyObject *line, int kind, const void *data, Py_ss
 
 /* A line of a property spelt right with something to check (entry: (flags, its in_domain memo, its key, the
    match of its literals' pattern or None)): 1 done, -1 Python's, -2 error. A line is Python's whole (nothing of
-   it is done here) if any of it is: the domain is asked first, as it has no effect. */
+   it is done here) if any of it is: a finding is added only once the domain is settled (asking has no effect). */
 static int property_line(Scan *self, PyObject *line, Py_ssize_t i, PyObject *entry, int kind, const void *data,
                          Py_ssize_t a, Py_ssize_t b, Py_ssize_t n) {
     if (PyTuple_GET_SIZE(entry) != 4 || !PyLong_CheckExact(PyTuple_GET_ITEM(entry, 0))) return -1;
     long flags = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
     PyObject *key = PyTuple_GET_ITEM(entry, 2), *match = PyTuple_GET_ITEM(entry, 3);
     int literal = (flags & F_LITERALS) && PyUnicode_READ(kind, data, b + 1) == '"';
-    int objects = literal && (flags & F_OBJECTS);
-    int lexical = literal && !(flags & F_OBJECTS) && self->full;
+    if (literal && (flags & F_OBJECTS)) return -1;
+    int quantity = literal && (flags & F_QUANTITY);
+    int lexical = literal && !quantity && self->full;
     int domain = (flags & F_DOMAIN) && self->full;
-    if (!objects && !lexical && !domain) return 1;
+    if (!quantity && !lexical && !domain) return 1;
     if (!PyUnicode_CheckExact(key) || (lexical && match == Py_None)) return -1;
     PyObject *form = NULL;
     if (lexical && (form = stripped_form(line, kind, data, b + 1, n)) == NULL) return PyErr_Occurred() ? -2 : -1;
     PyObject *s = subject(self, line, kind, data, a);
-    int rc = s == NULL ? -2 : (domain ? in_domain(self, s, PyTuple_GET_ITEM(entry, 1)) : 1);
-    if (rc == 1 && objects) rc = finding(self, LITERAL_FOR_OBJECT, s, i, key, (flags & F_NODE) != 0);
+    int rc = s == NULL ? -2 : 1, bad = 0;
     if (rc == 1 && lexical) {
         PyObject *got = PyObject_CallOneArg(match, form);
         if (got == NULL) rc = -2;
-        else if (got == Py_None) rc = finding(self, BAD_LEXICAL_FORM, s, i, key, 0);
+        else bad = got == Py_None;
         Py_XDECREF(got);
+    }
+    if (rc == 1 && bad) rc = finding(self, BAD_LEXICAL_FORM, s, i, key);   /* the quad's one error: no domain */
+    else if (rc == 1) {
+        if (domain) rc = in_domain(self, s, PyTuple_GET_ITEM(entry, 1));
+        if (rc == 1 && quantity) rc = finding(self, TEXT_FOR_QUANTITY, s, i, key);
     }
     Py_XDECREF(form);
     Py_XDECREF(s);
@@ -320,15 +323,15 @@ static PyObject *Scan_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_TypeError, "Scan(): out.classes is not a dict");
         return NULL;
     }
-    PyObject *findings = list_of(out, "findings"), *repair_at = findings ? list_of(out, "repair_at") : NULL;
-    Scan *self = repair_at ? (Scan *)type->tp_alloc(type, 0) : NULL;
+    PyObject *findings = list_of(out, "findings");
+    Scan *self = findings ? (Scan *)type->tp_alloc(type, 0) : NULL;
     if (self == NULL) {
-        Py_DECREF(classes); Py_XDECREF(findings); Py_XDECREF(repair_at);
+        Py_DECREF(classes); Py_XDECREF(findings);
         return NULL;
     }
-    Py_INCREF(lines); Py_INCREF(preds); Py_INCREF(types); Py_INCREF(out);
+    Py_INCREF(lines); Py_INCREF(preds); Py_INCREF(types);
     self->lines = lines; self->preds = preds; self->types = types; self->classes = classes;
-    self->out = out; self->findings = findings; self->repair_at = repair_at;
+    self->findings = findings;
     self->full = full;
     self->subject = NULL;
     self->next = self->skipped = 0;
@@ -337,7 +340,7 @@ static PyObject *Scan_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
 
 static void Scan_dealloc(Scan *self) {
     Py_XDECREF(self->lines); Py_XDECREF(self->preds); Py_XDECREF(self->types); Py_XDECREF(self->classes);
-    Py_XDECREF(self->out); Py_XDECREF(self->findings); Py_XDECREF(self->repair_at);
+    Py_XDECREF(self->findings);
     Py_XDECREF(self->subject);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -361,18 +364,18 @@ static PyTypeObject ScanType = {
 };
 
 static PyObject *setup(PyObject *mod, PyObject *args) {
-    PyObject *plain, *type, *found, *objects, *lexical;
+    PyObject *plain, *type, *found, *lexical, *quantity;
     (void)mod;
-    if (!PyArg_ParseTuple(args, "OOOUU:setup", &plain, &type, &found, &objects, &lexical)) return NULL;
-    Py_INCREF(plain); Py_INCREF(type); Py_INCREF(found); Py_INCREF(objects); Py_INCREF(lexical);
+    if (!PyArg_ParseTuple(args, "OOOUU:setup", &plain, &type, &found, &lexical, &quantity)) return NULL;
+    Py_INCREF(plain); Py_INCREF(type); Py_INCREF(found); Py_INCREF(lexical); Py_INCREF(quantity);
     Py_XSETREF(PLAIN, plain); Py_XSETREF(TYPE, type); Py_XSETREF(FINDING, found);
-    Py_XSETREF(LITERAL_FOR_OBJECT, objects); Py_XSETREF(BAD_LEXICAL_FORM, lexical);
+    Py_XSETREF(BAD_LEXICAL_FORM, lexical); Py_XSETREF(TEXT_FOR_QUANTITY, quantity);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
-     "setup(plain, type, Finding, literal_for_object, bad_lexical_form): check.py's markers, class and kinds."},
+     "setup(plain, type, Finding, bad_lexical_form, text_for_quantity): check.py's markers, class and kinds."},
     {NULL, NULL, 0, NULL}
 };
 

@@ -5,11 +5,27 @@ quad and counted for its subject (the entity):
 
 - ``namespace-variant``, ``wrong-case``, ``undefined-class``, ``undefined-property``: the spelling of a class (an
   ``rdf:type`` object) or a property (:mod:`.terms`);
-- ``literal-for-object``: a literal given to a property whose range holds only classes (``author``, ``width``);
+- ``literal-for-object``: a literal given to a property whose range holds only classes (``author``, ``item``);
 - ``bad-lexical-form``: a literal of a property that takes only dates, times, numbers or booleans that is none
   (``March 3, 2015``), or a GTIN of the wrong length or check digit (:mod:`.lexical`);
 - ``outside-domain``: a property none of whose domain classes (nor their subclasses) is a class of its entity
   (``price`` on a Product rather than its Offer). Untyped nodes are not checked: their class is unknown.
+
+A quad has one error at most, the first of: its property's spelling, its value, its domain (an ``rdf:type`` quad:
+its class's spelling). So the kinds are disjoint and their shares of the quads add up: a misspelt property's value
+is not judged again (its repair mends both), and a literal given to an entity property is not also out of domain.
+
+Besides the errors, the *advisories* (:data:`ADVISORIES`): forms schema.org's own examples and Google's guidelines
+use, counted apart and never in the errors' totals:
+
+- ``text-for-quantity``: text given to a property whose range holds a Quantity (Distance, Duration, Energy, Mass)
+  and a class (``"width": "800"``, ``"duration": "PT0M22S"``): a Quantity is a DataType since release 15.0, written
+  as text, where a QuantitativeValue could say more;
+- ``schema-iri-as-text``: the schema.org IRI of what the range expects given as text: an enumeration member
+  (``"availability": "https://schema.org/InStock"``) or a class (``"interactionType":
+  "https://schema.org/CommentAction"``), as schema.org's own examples write them (its context does not make those
+  properties ``@id`` terms, so JSON-LD and microdata's ``content`` leave a string). A member is repaired into its IRI
+  all the same; a class is not (what it stands for, the class or an instance of it, is not the page's to say).
 
 Only schema.org quads are looked at; other vocabularies pass untouched. Why lines and not terms: the lines are
 what the data files, the subsets and the tables hold, so the profile, the repairs and the datasets agree, and
@@ -23,6 +39,7 @@ from typing import Callable
 from ..native import CHECK
 from ..rdf.nquads import unescape
 from .lexical import GTIN_LENGTHS, checkable, gtin_ok, matcher
+from .literals import literal_repair, schema_iri
 from .terms import MEMO, Term, class_term, property_term
 from .vocabulary import vocabulary
 
@@ -31,13 +48,16 @@ RDF_TYPE = f"<{RDF_TYPE_IRI}>"
 LITERAL_FOR_OBJECT = "literal-for-object"
 BAD_LEXICAL_FORM = "bad-lexical-form"
 OUTSIDE_DOMAIN = "outside-domain"
+TEXT_FOR_QUANTITY = "text-for-quantity"
+SCHEMA_IRI_AS_TEXT = "schema-iri-as-text"
 KINDS = ("namespace-variant", "wrong-case", "undefined-class", "undefined-property", LITERAL_FOR_OBJECT,
-         BAD_LEXICAL_FORM, OUTSIDE_DOMAIN)
+         BAD_LEXICAL_FORM, OUTSIDE_DOMAIN)   # the errors: one per quad at most
+ADVISORIES = (TEXT_FOR_QUANTITY, SCHEMA_IRI_AS_TEXT)   # forms schema.org sanctions, reported beside the errors
 
 
 @dataclass(slots=True)
 class Finding:
-    """One error on one quad."""
+    """One error (or advisory, :data:`ADVISORIES`) on one quad."""
 
     kind: str
     subject: str    # the subject token, as in the line
@@ -70,13 +90,13 @@ class _Predicate:
     a plain one is :data:`_PLAIN` in the memo)."""
 
     term: Term
-    objects_only: bool
-    node_repair: bool                   # a literal here is repaired into a node (not for a Quantity's text)
+    objects_only: bool                  # a literal is a literal-for-object error, which a repair may mend
+    quantity: bool                      # a literal is text for a Quantity (an advisory)
     datatypes: frozenset[str] | None   # datatypes a literal's lexical form is checked against
     gtin: str | None                  # a GTIN property: its name
     domain: bool                      # the property has a domain to check (not Thing's: any entity may have it)
     match: Callable | None = None     # the datatypes' pattern's match (:func:`.lexical.matcher`), if not a GTIN
-    literals: bool = False            # a literal of it is checked (objects only, or a lexical form)
+    literals: bool = False            # a literal of it is checked (objects only, a Quantity, or a lexical form)
     # (domain) class key -> whether an entity of that class may have the property, as each is first asked
     in_domain: dict[str, bool] | None = None
 
@@ -95,7 +115,7 @@ _SCAN_PREDICATES: dict[str, object] = {}
 _SCAN_CLASSES: dict[str, object] = {}
 _SCAN = CHECK.module
 if _SCAN is not None:
-    _SCAN.setup(_PLAIN, _TYPE, Finding, LITERAL_FOR_OBJECT, BAD_LEXICAL_FORM)
+    _SCAN.setup(_PLAIN, _TYPE, Finding, BAD_LEXICAL_FORM, TEXT_FOR_QUANTITY)
 _CLASS_NAMES: dict[str, frozenset[str]] = {}   # class key -> the defined classes it means
 _IN_DOMAIN_MEMO = 4_096   # class keys remembered per property (past it, emptied)
 
@@ -125,25 +145,25 @@ def _scan_entry(found: object) -> object:
     checks those); else its memo entry (the scan hands a line of a :class:`_Predicate` to Python)."""
     if not isinstance(found, _Predicate) or found.term.kinds:
         return found
-    flags = found.literals + 2 * found.domain + 4 * found.objects_only + 8 * found.node_repair
+    flags = found.literals + 2 * found.domain + 4 * found.objects_only + 8 * found.quantity
     return flags, found.in_domain, found.term.key, found.match
 
 
 def _new_predicate(term: Term) -> object:
     """Everything a quad of the property ``term`` is checked for, so that a line costs one memo lookup."""
     info = term.prop
-    if info is None:   # undefined: its spelling is all there is to report
+    if info is None:   # undefined (its spelling is all there is to report) or an Action annotation (nothing)
         return _Predicate(term, False, False, None, None, False) if term.kinds else _PLAIN
     dts = info.checked_datatypes
     dts = dts if checkable(dts) else None
     gtin = info.name if info.name in GTIN_LENGTHS else None
     domain = bool(info.domain) and "Thing" not in info.domain
     match = matcher(dts) if dts is not None and gtin is None else None
-    literals = info.objects_only or dts is not None or gtin is not None
+    quantity = info.quantity_text
+    literals = info.objects_only or quantity or dts is not None or gtin is not None
     if not (term.kinds or literals or domain):
         return _PLAIN
-    return _Predicate(term, info.objects_only, not info.quantity, dts, gtin, domain, match, literals,
-                      {} if domain else None)
+    return _Predicate(term, info.objects_only, quantity, dts, gtin, domain, match, literals, {} if domain else None)
 
 
 def _class(token: str) -> Term | None:
@@ -272,19 +292,29 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
                 _misspelt(out, term, s, i, RDF_TYPE_IRI, obj[1:-1])
             continue
         term = pred.term
-        if term.kinds:
+        if term.kinds:   # (one error a quad: the repair of the spelling mends its value too)
             _misspelt(out, term, s, i, term.key, p[1:-1])
+            continue
         if pred.literals and rest[0] == '"':
             if pred.objects_only:
-                findings.append(Finding(LITERAL_FOR_OBJECT, s, i, term.key, term.key))
-                if pred.node_repair:
+                lexical = lexical_form(rest)
+                found = literal_repair(term.prop, lexical)
+                advisory = schema_iri(term.prop, lexical, found)
+                findings.append(Finding(SCHEMA_IRI_AS_TEXT if advisory else LITERAL_FOR_OBJECT, s, i, term.key,
+                                        term.key))
+                if found is not None:
                     out.repairable = True
                     out.repair_at.append(i)
+                if not advisory:
+                    continue   # (the quad's one error: its domain is not checked)
+            elif pred.quantity:
+                findings.append(Finding(TEXT_FOR_QUANTITY, s, i, term.key, term.key))
             elif full:
                 lexical = lexical_form(rest)
                 if not (gtin_ok(pred.gtin, lexical) if pred.gtin is not None
                         else pred.match(lexical.strip()) is not None):
                     findings.append(Finding(BAD_LEXICAL_FORM, s, i, term.key, term.key))
+                    continue
         if pred.domain and full:
             keys = subject_classes(s)
             if keys is None or not (pred.in_domain.get(keys[0]) or _class_in_domain(pred, keys[0])):

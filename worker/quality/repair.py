@@ -6,13 +6,11 @@ only where the intent is clear, each counted by rule:
 - ``namespace``: a class or property in a namespace variant, written with ``http://schema.org/`` and its term
   (two classes in one IRI become two ``rdf:type`` quads);
 - ``case``: a class or property in the wrong case, written as the term;
-- ``enumeration-member``: a literal naming a member of the property's enumeration (``"InStock"`` for
-  ``availability``), written as that member's IRI;
-- ``literal-to-node``: any other literal given to a property whose range holds only classes, written as a new
-  blank node of that class (the range's one class, or the most specific class above all of them: ``author``'s
-  Person or Organization gives Thing) whose ``name`` is the literal, as the paper proposes. Not where the range
-  holds a Quantity (``totalTime``'s Duration, ``width``'s Distance): schema.org writes those as text
-  (``"PT30M"``), which stays as it is (the profile still counts it).
+- ``enumeration-member``, ``literal-to-iri``, ``literal-to-node``: a literal given to a property whose range holds
+  only classes, written as the member of the property's enumeration it names, as the IRI of the URL it is, or as a
+  new blank node of the range's class (its one class, or the most specific class above all of them: ``author``'s
+  Person or Organization gives Thing) whose ``name`` is the literal, as the paper proposes; none where none keeps
+  what the page meant (:mod:`.literals` says which).
 
 Nothing else changes: a page without an error gives its lines back as they are, the same list. The node made for
 a literal is labelled from what it stands for (``_:qfr`` and a hash of subject, property and literal), so every
@@ -23,16 +21,17 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from ..rdf.schemaorg import CANONICAL, PREFIXES
+from ..rdf.schemaorg import CANONICAL
 from .check import RDF_TYPE, PageCheck, lexical_form
+from .literals import literal_repair
 from .terms import MEMO, class_term, property_term
-from .vocabulary import common_class, vocabulary
+from .vocabulary import common_class
 
 NAME = f"<{CANONICAL}name>"
 # The label every node a repair makes starts with (the extractors' own labels start with "_:b"): such a node is a
 # value, never an entity of its own (no subset membership, no table row).
 NODE_PREFIX = "_:qfr"
-RULES = ("namespace", "case", "enumeration-member", "literal-to-node")
+RULES = ("namespace", "case", "enumeration-member", "literal-to-iri", "literal-to-node")
 
 
 @dataclass(slots=True)
@@ -53,40 +52,33 @@ class Repair:
         return {"rule": self.rule, "property": self.prop, "from": self.before, "to": self.after}
 
 
-def enumeration_member(info, lexical: str) -> str | None:
-    """The enumeration member a literal names, if it is one of the property's range (with or without
-    schema.org's namespace)."""
-    value = lexical.strip()
-    for prefix in PREFIXES:
-        if value.startswith(prefix):
-            value = value[len(prefix):]
-            break
-    enums = vocabulary().members.get(value)
-    return value if enums and not enums.isdisjoint(info.range_classes) else None
-
-
 def _node(s: str, p: str, rest: str) -> str:
     digest = hashlib.blake2b(f"{s}\0{p}\0{rest}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
     return NODE_PREFIX + digest
 
 
 def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list, done: list[Repair], at: int,
-                 nodes: bool) -> None:
+                 nodes: bool) -> bool:
+    """Write the repair of a literal given to an entity property; False (nothing written) where none applies."""
     graph_at = rest.rindex(" <")
     literal, tail = rest[:graph_at], rest[graph_at:]
-    member = enumeration_member(info, lexical_form(rest)) if info.enumerated else None
-    if member is not None:
-        out.append(f"{s} {p} <{CANONICAL}{member}>{tail}")
-        done.append(Repair("enumeration-member", s, prop, literal, CANONICAL + member, at))
-        return
+    found = literal_repair(info, lexical_form(rest))
+    if found is None:
+        return False
+    rule, target = found
+    if target:
+        out.append(f"{s} {p} <{target}>{tail}")
+        done.append(Repair(rule, s, prop, literal, target, at))
+        return True
     if not nodes:   # (a plan: three lines no other line can equal, since the node is new)
         out += (None, None, None)
         done.append(Repair("literal-to-node", s, prop, literal, "", at))
-        return
+        return True
     cls = common_class(info.range_classes)
     node = _node(s, p, rest)
     out += [f"{s} {p} {node}{tail}", f"{node} {RDF_TYPE} <{CANONICAL}{cls}>{tail}", f"{node} {NAME} {literal}{tail}"]
     done.append(Repair("literal-to-node", s, prop, literal, f"{node} a {CANONICAL}{cls}", at))
+    return True
 
 
 def repair_line(line: str, at: int = -1, nodes: bool = True) -> tuple[list, list[Repair]] | None:
@@ -112,9 +104,9 @@ def repair_line(line: str, at: int = -1, nodes: bool = True) -> tuple[list, list
             done.append(Repair(term.rule, s, term.key, p[1:-1], term.repaired[0], at))
             p = f"<{term.repaired[0]}>"
         info = term.prop
-        if info is not None and rest[:1] == '"' and info.objects_only and not info.quantity:
-            _fix_literal(s, p, rest, term.key, info, out, done, at, nodes)
-        elif done:
+        fixed = (info is not None and rest[:1] == '"' and info.objects_only
+                 and _fix_literal(s, p, rest, term.key, info, out, done, at, nodes))
+        if done and not fixed:
             out.append(f"{s} {p} {rest}")
         return (out, done) if done else None
     except ValueError:   # not a quad (a damaged data file): nothing to repair
@@ -129,14 +121,14 @@ REPAIR_OF_CLASS: dict[str, int] = {}
 
 
 def predicate_repair(p: str) -> int:
-    """:data:`ALWAYS` for a misspelt property, :data:`IF_LITERAL` for one whose literals become nodes, else
-    :data:`NEVER`; remembered in :data:`REPAIR_OF_PREDICATE`."""
+    """:data:`ALWAYS` for a misspelt property, :data:`IF_LITERAL` for one whose literals a repair may mend (an entity
+    property), else :data:`NEVER`; remembered in :data:`REPAIR_OF_PREDICATE`."""
     if len(REPAIR_OF_PREDICATE) > MEMO:
         REPAIR_OF_PREDICATE.clear()
     term = property_term(p[1:-1])
     info = term.prop if term is not None else None
     found = (ALWAYS if term is not None and term.rule is not None
-             else IF_LITERAL if info is not None and info.objects_only and not info.quantity else NEVER)
+             else IF_LITERAL if info is not None and info.objects_only else NEVER)
     REPAIR_OF_PREDICATE[p] = found
     return found
 

