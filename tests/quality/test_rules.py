@@ -221,6 +221,9 @@ def test_a_class_iri_given_as_text_is_an_advisory_and_not_repaired():
     ('"/author/jane"', None, None),                          # a relative URL: no node named by it
     ('"www.example.com"', None, None),
     ('"jane.jpg"', None, None),
+    ('"tel:+441234567"', None, None), ('"urn:isbn:0451450523"', None, None),   # URIs of other schemes
+    ('"android-app://com.example/https/example.com/jane"', None, None),
+    ('"Jane Doe: Editor"', "literal-to-node", None),          # (a colon after a space is a name's)
     ('""', None, None),
 ])
 def test_a_literal_given_to_an_entity_property(literal, rule, after):

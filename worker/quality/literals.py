@@ -16,7 +16,8 @@ The rules, each keeping what the page meant:
 No repair where none keeps the meaning: a literal that names no member where the range is enumerations only
 (``"availability": "limited"``), one that is only a class's name (``"performer": "Organization"``: a template's
 placeholder), one that names nothing (no letter in it, ``"4.5"``; a relative or scheme-less URL or a file name,
-``"/news"``, ``"www.example.com"``, ``"thumb.jpg"``; a URL with a space in it).
+``"/news"``, ``"www.example.com"``, ``"thumb.jpg"``, a URI of another scheme, ``"tel:+441234"``; a URL with a space
+in it).
 """
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ from .vocabulary import PropertyInfo, enumeration_member, enumerations, placehol
 ENUMERATION_MEMBER, LITERAL_TO_IRI, LITERAL_TO_NODE = "enumeration-member", "literal-to-iri", "literal-to-node"
 # http(s), a dotted host, no space
 _ABSOLUTE_URL = re.compile(r"https?://[^\s/?#]+\.[^\s/?#]+(?:[/?#]\S*)?\Z", re.I)
-# A reference rather than a name: a relative or scheme-less URL, a file name (no space in any of them).
-_REFERENCE = re.compile(r"(?:[/#?.]|www\.|\S*/)\S*\Z|\S+\.(?:[a-z][a-z0-9]{1,4})\Z", re.I)
+# A reference rather than a name: a relative or scheme-less URL, a file name, a URI of another scheme (``tel:``,
+# ``urn:isbn:``, ``android-app://``); no space in any of them.
+_REFERENCE = re.compile(r"(?:[/#?.]|www\.|\S*/|[a-z][a-z0-9+.-]*:)\S*\Z|\S+\.(?:[a-z][a-z0-9]{1,4})\Z", re.I)
 
 
 def literal_repair(info: PropertyInfo, lexical: str) -> tuple[str, str] | None:
