@@ -45,8 +45,8 @@ def _kinds(checked: dict, errors: dict, known=KINDS) -> dict:
 
 
 def _checked(checked: dict, errors: dict) -> dict:
-    """What was checked, the entities with an error and the quads in error, with their shares. Inputs profiled before
-    these totals were kept count their kinds' quads (which could overlap then) and no entities."""
+    """What was checked, the entities with an error and the quads in error, with their shares (inputs profiled before
+    these totals were kept: see :func:`.stats.errors_in_total`)."""
     out = {"entities": 0, "quads": 0, "error_entities": 0, "error_quads": 0, **checked}
     out["error_entities_share"] = share(out["error_entities"], out["entities"])
     out["error_quads_share"] = share(out["error_quads"], out["quads"])

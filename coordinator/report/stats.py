@@ -58,6 +58,23 @@ SUMMED = ("records_by_type", "prefilter_hits", "pages_with_triples_by_format", "
 QUALITY_PLDS, QUALITY_TERMS = "quality_plds", "quality_terms"
 
 
+def errors_in_total(doc: dict) -> dict:
+    """``doc`` with the quads and entities in error per format (``quality_checked``'s ``error_quads`` and
+    ``error_entities``) where a quadfleet that did not count them wrote it: its kinds could overlap then, so their
+    quads' sum is the most its quads in error can be, and the kind with the most entities the least its entities."""
+    checked = doc.get("quality_checked")
+    if not checked or all("error_quads" in c for c in checked.values()):
+        return doc
+    errors = doc.get("quality_errors") or {}
+    filled = {}
+    for fmt, c in checked.items():
+        kinds = (errors.get(fmt) or {}).values()
+        filled[fmt] = c if "error_quads" in c else {
+            **c, "error_quads": sum(k.get("quads", 0) for k in kinds),
+            "error_entities": max((k.get("entities", 0) for k in kinds), default=0)}
+    return {**doc, "quality_checked": filled}
+
+
 def open_store(url: str):
     """A LocalStore for a directory, an S3Store for s3://bucket/prefix (only read from, and the report)."""
     if url.startswith("s3://"):
@@ -122,7 +139,7 @@ class Partial:
 
     def add_doc(self, doc: dict) -> None:
         """Fold in one input's statistics document (``stats/<id>.json.gz``)."""
-        doc = canonical_classes(doc)  # http and https schema.org: one class
+        doc = errors_in_total(canonical_classes(doc))  # http and https schema.org: one class
         nums = self.numbers
         for name in NUMBERS:
             nums[name] = nums.get(name, 0) + doc.get(name, 0)

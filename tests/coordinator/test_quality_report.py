@@ -196,7 +196,8 @@ def test_a_sketch_past_its_capacity_bounds_the_counts_it_ranks(monkeypatch):
         for doc in chunk:
             part.add_doc(doc)
         total.merge_wire(part.to_wire())
-    assert total.tables["quality_checked"] == {"f": {"entities": 400, "quads": 4000}}
+    assert total.tables["quality_checked"] == {"f": {"entities": 400, "quads": 4000, "error_entities": 1200,
+                                                     "error_quads": 1400}}   # (totals filled in: no error totals)
     top = total.top_items("quality_plds", 3)
     assert top[0][0] == "big.example"
     for pld, est, lo, hi in top:
@@ -286,3 +287,20 @@ def test_a_run_partly_made_with_the_old_release_says_which_release_each_part_use
     section = md[md.index("## Data quality"):md.index("\n## Errors\n")]
     assert "Releases: schema.org 30.0 (1 input), schema.org 12.0 (1 input)." in section
     assert "1 input made with schema.org 12.0 was checked by an earlier quadfleet" in section
+
+
+def test_statistics_written_before_the_totals_of_errors_are_given_them():
+    """An input profiled by a quadfleet that kept no error totals (12.0, overlapping kinds): its quads in error are at
+    most its kinds' sum, its entities at least the busiest kind's; a current input's totals are taken as written."""
+    old = {"inputs": 1, "quality_checked": {"f": {"entities": 10, "quads": 100}},
+           "quality_errors": {"f": {"namespace-variant": {"entities": 2, "quads": 3},
+                                    "undefined-property": {"entities": 4, "quads": 5}}}}
+    new = {"inputs": 1, "quality_checked": {"f": {"entities": 10, "quads": 100, "error_entities": 1, "error_quads": 2}},
+           "quality_errors": {"f": {"wrong-case": {"entities": 1, "quads": 2}}}}
+    assert crawlstats.errors_in_total(new) is new
+    part = Partial()
+    for doc in (old, new):
+        part.add_doc(doc)
+    assert part.tables["quality_checked"] == {"f": {"entities": 20, "quads": 200, "error_entities": 5,
+                                                    "error_quads": 10}}
+    assert old["quality_checked"] == {"f": {"entities": 10, "quads": 100}}, "the document read is left as it is"
