@@ -116,16 +116,21 @@ def annotated(name: str) -> str | None:
 _SEPARATORS = re.compile(r"[\s_-]+")
 
 
-def _member_key(text: str) -> str:
-    """How a literal and a member are compared: without a schema.org prefix (``http://schema.org/``, its other
-    spellings, ``schema:``), case, or separators (``In Stock``, ``in_stock``, ``InStock`` are one member)."""
+def _unprefixed(text: str) -> str:
+    """``text`` stripped, without a schema.org prefix (``http://schema.org/``, its other spellings, ``schema:``) in
+    any case."""
     value = text.strip()
     low = value.lower()
     for prefix in (*PREFIXES, "schema:"):
         if low.startswith(prefix):
-            value = value[len(prefix):]
-            break
-    return _SEPARATORS.sub("", value).lower()
+            return value[len(prefix):]
+    return value
+
+
+def _member_key(text: str) -> str:
+    """How a literal and a member are compared: without a schema.org prefix, case, or separators (``In Stock``,
+    ``in_stock``, ``InStock`` are one member)."""
+    return _SEPARATORS.sub("", _unprefixed(text)).lower()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -152,13 +157,7 @@ def enumeration_member(info: PropertyInfo, lexical: str) -> str | None:
 def placeholder(lexical: str) -> str | None:
     """The class a literal only names (``"Organization"``, ``"http://schema.org/Person"``): a template's placeholder
     left in place of a value, which no repair can turn into what the page meant."""
-    value = lexical.strip()
-    low = value.lower()
-    for prefix in (*PREFIXES, "schema:"):
-        if low.startswith(prefix):
-            value = value[len(prefix):]
-            break
-    return vocabulary().class_by_lower.get(value.lower())
+    return vocabulary().class_by_lower.get(_unprefixed(lexical).lower())
 
 
 @functools.lru_cache(maxsize=1024)

@@ -94,18 +94,22 @@ def class_names() -> frozenset[str]:
     return _hierarchy()[0]
 
 
-def ancestors(name: str) -> set[str]:
-    """``name`` and every class above it (Restaurant -> FoodEstablishment, LocalBusiness, Organization,
-    Place, Thing, ...)."""
-    parents = _hierarchy()[1]
+def _closure(name: str, edges: dict[str, tuple[str, ...]]) -> set[str]:
+    """``name`` and every class ``edges`` lead to from it, transitively (a class may have several parents)."""
     seen = {name}
     todo = [name]
     while todo:
-        for parent in parents.get(todo.pop(), ()):
-            if parent not in seen:
-                seen.add(parent)
-                todo.append(parent)
+        for other in edges.get(todo.pop(), ()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
     return seen
+
+
+def ancestors(name: str) -> set[str]:
+    """``name`` and every class above it (Restaurant -> FoodEstablishment, LocalBusiness, Organization,
+    Place, Thing, ...)."""
+    return _closure(name, _hierarchy()[1])
 
 
 @functools.lru_cache(maxsize=8)
@@ -135,13 +139,5 @@ def _children() -> dict[str, tuple[str, ...]]:
 
 
 def descendants(name: str) -> frozenset[str]:
-    """``name`` and every class below it (LocalBusiness -> Restaurant, Store, ...; several parents followed)."""
-    children = _children()
-    seen = {name}
-    todo = [name]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return frozenset(seen)
+    """``name`` and every class below it (LocalBusiness -> Restaurant, Store, ...)."""
+    return frozenset(_closure(name, _children()))
