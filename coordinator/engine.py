@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -104,7 +104,14 @@ def begin_run(store, specs: list[InputSpec], config: Config,
     committed = {key.rsplit("/", 1)[-1] for key in store.list("done/")}
     todo: list[InputSpec] = []
     for s in specs:
-        (result.skipped if s.id in committed else todo).append(s)
+        if s.id in committed:
+            result.skipped.append(s)
+            continue
+        alias = next((a for a in s.aliases if a in committed), None)
+        if alias is not None:   # committed under its id of before (a local archive's id by location)
+            result.skipped.append(replace(s, id=alias))
+        else:
+            todo.append(s)
     held, result.mixed = check_run(store, config, allow_mixed_config)
     if todo and held is None:
         _, result.mixed = open_run(store, config, allow_mixed_config)

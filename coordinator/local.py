@@ -14,14 +14,16 @@ What it shares with the Spark engine (the task, the skipped inputs, the manifest
 """
 from __future__ import annotations
 
-import threading
+import signal
 import time
 from typing import TYPE_CHECKING
 
 from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config
+from ..worker.errors import QuadfleetError
 from ..worker import native
 from ..worker.output.scratch import RunScratch, hold
+from ..worker.pipeline.process import record_failure
 from .engine import RunResult, announce, begin_run, fold, output_store, progress_display, run_one, scratch_base
 from .engine import forget_settings as _forget_settings  # noqa: F401 (its name here before engine.py)
 from .interrupts import term_interrupts
@@ -34,24 +36,32 @@ if TYPE_CHECKING:
 
 __all__ = ["RunResult", "output_store", "scratch_base", "run_local"]
 
-_progress_queue = None
 _scratch_lock = None
 
 
-def _init_worker(q, lock_path: str) -> None:
-    global _progress_queue, _scratch_lock
-    _progress_queue = q
+def _init_worker(lock_path: str) -> None:
+    global _scratch_lock
     _scratch_lock = hold(lock_path)  # the run's scratch stays live while this process does
 
 
-def _report_pages(n: int) -> None:
-    if _progress_queue is not None:
-        _progress_queue.put(n)
+def _pool_task(job: tuple, send) -> tuple:
+    """One input in a pool process (:func:`.engine.run_one`), its pages counted as messages to the parent."""
+    spec, out, scratch, config_json = job
+    return run_one(spec, out, scratch, config_json, send)
 
 
-def _run_one(spec: InputSpec, out: str, scratch: str, config_json: dict, progress=None):
-    """:func:`.engine.run_one`, its pages counted on the pool's progress queue unless ``progress`` is given."""
-    return run_one(spec, out, scratch, config_json, progress or _report_pages)
+def _lost(job: tuple, exitcode: int | None) -> tuple:
+    """The answer for an input whose pool process died (killed from outside: the OOM killer, a stray kill): the
+    input failed, recorded in ``errors/`` as a failure in the process is, and the run goes on with a new process."""
+    spec, out, scratch, _ = job
+    how = (f"killed by {signal.Signals(-exitcode).name}" if exitcode is not None and exitcode < 0 and
+           -exitcode in signal.valid_signals() else f"exit code {exitcode}")
+    reason = f"the process extracting it died ({how}; out of memory?)"
+    try:
+        record_failure(spec, output_store(out, scratch), reason)
+    except (OSError, QuadfleetError):
+        pass
+    return spec.id, None, reason
 
 
 def run_local(specs: list[InputSpec], out: str, config: Config, processes: int,
@@ -101,41 +111,15 @@ def _extract(store, todo, result, out, config, processes, console, show_progress
     with progress:
         if processes <= 1 or len(todo) <= 1:
             for s in todo:
-                finish(*_run_one(s, out, scratch, config_json, progress=add_pages))
+                finish(*run_one(s, out, scratch, config_json, add_pages))
         else:
-            import multiprocessing  # (only a pool needs them: a one-process run is spared their imports)
-            import queue
+            from .procpool import ProcessPool  # (only a pool needs it: a one-process run is spared its imports)
 
-            ctx = multiprocessing.get_context("spawn")
-            q = ctx.Queue()
-            stop = threading.Event()
-
-            def drain() -> None:
-                while not stop.is_set():
-                    try:
-                        add_pages(q.get(timeout=0.2))
-                    except queue.Empty:
-                        pass
-
-            t = threading.Thread(target=drain, daemon=True)
-            t.start()
-            try:
-                with ctx.Pool(min(processes, len(todo)), initializer=_init_worker,
-                              initargs=(q, scratch_lock)) as pool:
-                    jobs = [(s, out, scratch, config_json) for s in todo]
-                    for one in pool.imap_unordered(_star_run_one, jobs):
-                        finish(*one)
-            finally:
-                stop.set()
-                t.join()
-                while True:
-                    try:
-                        add_pages(q.get_nowait())
-                    except queue.Empty:
-                        break
+            jobs = [(s, out, scratch, config_json) for s in todo]
+            # (Ctrl-C: the pool's processes ignore it; it raises here, and leaving the block ends them at once)
+            with ProcessPool(min(processes, len(todo)), _init_worker, (scratch_lock,)) as pool:
+                for one in pool.imap_unordered(_pool_task, jobs, on_message=add_pages, lost=_lost):
+                    finish(*one)
     result.seconds = time.time() - started
     return result
 
-
-def _star_run_one(args):
-    return _run_one(*args)

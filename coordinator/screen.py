@@ -9,9 +9,15 @@ would otherwise fit it into 80 columns, cutting headers to ``entiti…``). Count
 rich is imported only where it draws: loading it is about 20 ms, a tenth of a short ``quadfleet extract``.
 Where the output is not a terminal, lines of text (:func:`lines`) and tables of plain cells (:class:`Grid`)
 are written as rich would write them there, without it.
+
+When stdout's reader goes away (``quadfleet stats OUT | head -1``), what the command still writes there goes to
+/dev/null and the command finishes its work (the report, the summary line on stderr); :func:`stdout_gone` then
+says so, and the command ends with status 141, as one killed by SIGPIPE would. (rich's own handling ended the
+process at once with status 1 and no word, its report line lost.)
 """
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -23,6 +29,24 @@ WIDE = 1_000_000  # columns of a console that is not a terminal: no line is ever
 TAB_SIZE = 8  # rich's
 # What rich's Text drops from what it prints (bell, backspace, vertical tab, form feed, carriage return).
 _CONTROL = dict.fromkeys((7, 8, 11, 12, 13))
+_GONE: list[bool] = []   # stdout's reader went away (a list: set once, read by the command's end)
+
+
+def reader_gone() -> None:
+    """stdout's reader went away: stdout is pointed at /dev/null (so that nothing written there later, nor the
+    flush at exit, fails again), and :func:`stdout_gone` says so from now on."""
+    _GONE.append(True)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor (a test's capture)
+        pass
+
+
+def stdout_gone() -> bool:
+    """Whether stdout's reader went away while the command wrote to it."""
+    return bool(_GONE)
 
 
 def console(stderr: bool = False) -> Console:
@@ -33,9 +57,13 @@ def console(stderr: bool = False) -> Console:
 
     stream = sys.stderr if stderr else sys.stdout
     if _is_terminal(stream):
-        return Console(stderr=stderr, emoji=False)
-    return Console(stderr=stderr, width=WIDE, soft_wrap=True, no_color=True, highlight=False, emoji=False,
-                   force_terminal=False, force_jupyter=False)
+        made = Console(stderr=stderr, emoji=False)
+    else:
+        made = Console(stderr=stderr, width=WIDE, soft_wrap=True, no_color=True, highlight=False, emoji=False,
+                       force_terminal=False, force_jupyter=False)
+    if not stderr:
+        made.on_broken_pipe = reader_gone   # (rich's own raises SystemExit(1))
+    return made
 
 
 def lines(stderr: bool = False) -> Console | Plain:
@@ -60,8 +88,13 @@ class Plain:
         if markup or not soft_wrap or not isinstance(text, str):
             raise TypeError("Plain prints text as it is (markup=False, soft_wrap=True); use rich_console()")
         stream = sys.stderr if self.stderr else sys.stdout
-        stream.write(text.translate(_CONTROL).expandtabs(TAB_SIZE) + "\n")
-        stream.flush()
+        try:
+            stream.write(text.translate(_CONTROL).expandtabs(TAB_SIZE) + "\n")
+            stream.flush()
+        except BrokenPipeError:
+            if self.stderr:
+                raise
+            reader_gone()
 
 
 def rich_console(out) -> Console:

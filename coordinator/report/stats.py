@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing as mp
 import pickle
 import tempfile
 from collections import Counter
@@ -349,6 +348,11 @@ def _star_fold(args) -> bytes:
     return fold_chunk(*args)
 
 
+def _pool_fold(args, send=None) -> tuple[int, bytes]:
+    """:func:`_sized_fold` as a pool's task."""
+    return _sized_fold(args)
+
+
 def _sized_fold(args) -> tuple[int, bytes]:
     return len(args[1]), fold_chunk(*args)
 
@@ -410,9 +414,10 @@ def aggregate(url: str, ids: list[str], sketch: bool, lg_k: int = DEFAULT_LG_K, 
             if progress:
                 progress(len(job[1]))
         return total
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(min(processes, len(chunks))) as pool:
-        for n, wire in pool.imap_unordered(_sized_fold, jobs):
+    from ..procpool import ProcessPool   # (Ctrl-C always stops it: see coordinator/procpool.py)
+
+    with ProcessPool(min(processes, len(chunks))) as pool:
+        for n, wire in pool.imap_unordered(_pool_fold, jobs):
             total.merge_wire(wire)
             if progress:
                 progress(n)

@@ -28,11 +28,18 @@ def cmd_sample(args) -> int:
         config = load_config(args)
         out = check_out(args.out)
         return run_local_fleet(Path(out), config, args.config, console(stderr=True), quiet=args.quiet)
-    archive = build_sample(os.path.join(args.out, "input", "quadfleet-sample.warc.gz"))
-    print(f"built the sample archive {archive}", file=sys.stderr)
-    args.inputs, args.listing, args.prefix, args.formats = [str(archive)], None, "", None
+    from ..coordinator.local import output_store
+    from ..coordinator.preflight import check_run
+
+    args.listing, args.prefix, args.formats = None, "", None
     args.keep_all_predicates, args.table = None, None
     args.is_sample = True
+    # An output the run would refuse (made with other settings) is refused before the archive is written into it.
+    check_run(output_store(check_out(args.out)), load_config(args, formats=None, keep_all_predicates=None, table=None),
+              getattr(args, "allow_mixed_config", False))
+    archive = build_sample(os.path.join(args.out, "input", "quadfleet-sample.warc.gz"))
+    print(f"built the sample archive {archive}", file=sys.stderr)
+    args.inputs = [str(archive)]
     return cmd_extract(args)
 
 

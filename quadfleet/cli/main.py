@@ -57,7 +57,10 @@ def _run(argv: list[str], whole_command: bool) -> int:
         _stacks_on_sigusr1()
     try:
         with _aws_options(args):
-            return args.func(args)
+            status = args.func(args)
+        from ..coordinator.screen import stdout_gone
+
+        return STDOUT_GONE if stdout_gone() else status
     except BrokenPipeError:
         if stdout_closed():
             raise  # not the command's failure: stdout's reader is gone

@@ -39,6 +39,12 @@ def cmd_page(args) -> int:
     from ..worker.pipeline.pagequads import run_page
 
     config = load_config(args, formats=args.formats, keep_all_predicates=args.keep_all_predicates)
+    if args.base is not None:
+        from ..worker.rdf.nquads import iri
+
+        if iri(args.base) is None:   # (the page's base and graph: as the API, refused rather than giving nothing)
+            raise UsageError(f"page: --base {args.base!r} is not an absolute URL (give its scheme: "
+                             f"https://{args.base.lstrip('/')})")
     if args.page == STDIN:
         if not args.base:  # a file has its file: URL, a URL itself; what comes on a pipe has none
             raise UsageError("page: -: standard input has no URL: give the page's with --base URL")

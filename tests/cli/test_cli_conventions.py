@@ -13,7 +13,7 @@ from pathlib import Path
 
 import boto3
 import pytest
-from conftest import REPO, corpus_path
+from conftest import REPO, corpus_path, one_line_error
 from quadfleet.coordinator.sample import build_sample
 from quadfleet.worker.archive.inputs import spec
 from quadfleet.worker.extractors import EXTRACTORS
@@ -406,6 +406,24 @@ def test_a_closed_stdout_ends_the_command_quietly_with_status_141(args, status):
     assert res.returncode == status and res.stderr == "", (res.returncode, res.stderr)
 
 
+def test_stats_and_extract_with_a_closed_stdout_finish_their_work_and_say_so_on_stderr(piped_sample, tmp_path):
+    """Issue 52: ``quadfleet stats OUT | head -1`` exited 1, without a word and without its ``report:`` line (rich
+    ended the process at its first failed write); ``extract ... | head -1`` lost its summary line. With stdout's
+    reader gone, each finishes its work, writes its last line on stderr and ends with status 141."""
+    _, _, out = piped_sample
+    for attempt in range(3):
+        res = closed_stdout_run(["stats", str(out), "--processes", "1", "--quiet"])
+        assert res.returncode == 141, (attempt, res.returncode, res.stderr)
+        assert res.stderr.startswith(f"report: {out}/report/index.html") and "Traceback" not in res.stderr
+    archive = next((out / "input").glob("*.warc.gz"))
+    res = closed_stdout_run(["extract", str(archive), "--out", str(tmp_path / "x"), "--quiet"])
+    assert res.returncode == 141, (res.returncode, res.stderr)
+    assert f"1 committed, 0 already committed, 0 failed; outputs in {tmp_path / 'x'}" in res.stderr
+    shell = subprocess.run(f"{' '.join(CLI)} stats {out} --processes 1 --quiet | head -1", shell=True,
+                           capture_output=True, text=True, timeout=120)
+    assert shell.returncode == 0 and shell.stdout.strip() and "report:" in shell.stderr, shell.stderr
+
+
 def test_a_mistyped_option_shows_the_usage_of_its_command(capsys):
     for argv, usage, wrong in ((["extract", "x.warc.gz", "--out", "o", "--outt", "y"], "quadfleet extract", "--outt y"),
                                (["queue", "create", "q", "--no-such"], "quadfleet queue create", "--no-such"),
@@ -451,6 +469,16 @@ def test_page_reads_standard_input_with_base(tmp_path):
     assert res.returncode == 2
     assert one_line(res.stderr.decode()) == ("quadfleet: page: -: standard input has no URL: give the page's "
                                              "with --base URL")
+
+
+def test_a_base_that_is_no_absolute_url_is_refused_naming_base(capsys):
+    """Issue 52: ``--base shop.example/p/1`` printed nothing and exited 0, with ``page-url-not-absolute: 1`` on
+    stderr (the API refuses the same URL with a ValueError): now one line naming --base, status 2."""
+    page = str(REPO / "quadfleet/sample/product-microdata.html")
+    for base in ("shop.example/p/1", "/p/1", ""):
+        line = one_line_error(capsys, ["page", page, "--base", base])
+        assert line.startswith(f"quadfleet: page: --base {base!r} is not an absolute URL"), line
+    assert "https://shop.example/p/1" in one_line_error(capsys, ["page", page, "--base", "shop.example/p/1"])
 
 
 def test_a_url_that_cannot_be_fetched_is_named_once(tmp_path, capsys):

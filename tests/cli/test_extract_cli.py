@@ -108,7 +108,7 @@ def test_bad_inputs_are_reported_and_the_others_committed(tmp_path, capsys):
     assert f"{bad}: not a WARC/ARC archive: it starts with" in err
     assert "missing.warc.gz: no such file" in err
     assert "nomatch-*.warc.gz: no file matches" in err
-    failure = json.loads((out / "errors" / f"{spec(str(bad)).id}.json").read_text())
+    failure = json.loads((out / "errors" / f"{spec(str(bad)).failure_id}.json").read_text())
     assert "not a WARC/ARC archive" in failure["reason"] and failure["attempt"] == 1
     assert "Traceback" not in err
 
@@ -210,12 +210,15 @@ def test_a_cut_archive_is_a_failure_and_its_complete_file_is_redone(tmp_path, ca
     assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 1
     err = capsys.readouterr().err
     assert "cut short" in err and "crawl" in err
-    the_id = spec(str(archive)).id
-    assert not (out / "done" / the_id).exists()
-    assert "cut short" in json.loads((out / "errors" / f"{the_id}.json").read_text())["reason"]
-    archive.write_bytes(data)  # the download completes
+    cut = spec(str(archive))
+    assert not (out / "done").exists()
+    assert "cut short" in json.loads((out / "errors" / f"{cut.failure_id}.json").read_text())["reason"]
+    archive.write_bytes(data)  # the download completes: another archive (its id), at the same place (its failure's)
+    complete = spec(str(archive))
+    assert complete.id != cut.id and complete.failure_id == cut.failure_id
     assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 0
-    assert (out / "done" / the_id).exists() and not (out / "errors" / f"{the_id}.json").exists()
+    assert [p.name for p in (out / "done").iterdir()] == [complete.id]
+    assert list((out / "errors").glob("*.json")) == []
 
 
 def test_a_cut_uncompressed_archive_is_a_failure_and_its_complete_file_is_redone(tmp_path, capsys):
@@ -227,18 +230,19 @@ def test_a_cut_uncompressed_archive_is_a_failure_and_its_complete_file_is_redone
     archive = tmp_path / "in" / "crawl.warc"
     archive.parent.mkdir()
     out = tmp_path / "out"
-    the_id = spec(str(archive)).id
+    the_id = spec(str(archive)).id   # (before the file is there: its id by location, which its failures have)
     header_end = data.index(b"\r\n\r\n", last_page) + 4
     for cut in (last_page + 40, header_end + 20, header_end + 400):  # WARC header, HTTP header, payload
         archive.write_bytes(data[:cut])
         assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 1
         err = capsys.readouterr().err
         assert "cut short" in err and "crawl.warc" in err
-        assert not (out / "done" / the_id).exists()
+        assert not (out / "done").exists() and spec(str(archive)).failure_id == the_id
         assert "cut short" in json.loads((out / "errors" / f"{the_id}.json").read_text())["reason"]
     archive.write_bytes(data)  # the download completes
     assert main(["extract", str(archive), "--out", str(out), "--processes", "1"]) == 0
-    assert (out / "done" / the_id).exists() and not (out / "errors" / f"{the_id}.json").exists()
+    assert [p.name for p in (out / "done").iterdir()] == [spec(str(archive)).id]
+    assert not (out / "errors" / f"{the_id}.json").exists()
 
 
 def test_a_local_extract_does_not_load_the_aws_sdk(tmp_path):

@@ -282,7 +282,7 @@ def test_stats_says_how_to_forget_a_stray_file_a_glob_took_in(tmp_path, capsys):
     capsys.readouterr()
     assert main(["stats", str(out), "--quiet", "--processes", "1"]) == 0
     err = capsys.readouterr().err
-    record = out / "errors" / f"{spec(str(stray)).id}.json"
+    record = out / "errors" / f"{spec(str(stray)).failure_id}.json"
     assert (f"stats: {stray} failed as not a WARC/ARC archive: if it does not belong to the run, delete {record} "
             "and later reports forget it") in err, err
     record.unlink()

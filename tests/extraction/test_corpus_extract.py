@@ -35,11 +35,11 @@ def test_every_archive_is_committed_or_reported(corpus_run, capsys):
     assert rc == 1  # the damaged archives fail; the run finishes
     for f in files:
         committed = (out / "done" / spec(str(f)).id).exists()
-        failed = (out / "errors" / f"{spec(str(f)).id}.json").exists()
+        failed = (out / "errors" / f"{spec(str(f)).failure_id}.json").exists()
         assert committed != failed, f.name
         assert failed == (f.name in BROKEN), f.name
         if failed:
-            reason = json.loads((out / "errors" / f"{spec(str(f)).id}.json").read_text())["reason"]
+            reason = json.loads((out / "errors" / f"{spec(str(f)).failure_id}.json").read_text())["reason"]
             assert reason and "\n" not in reason
 
 

@@ -416,13 +416,13 @@ def test_a_missing_input_is_recorded_in_errors_like_any_failed_input(tmp_path, a
                  str(copy_of(archive, tmp_path / "a.warc.gz")), "--out", str(out), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert f"failed {missing}: no such file" in err and f"why each failed: {out}/errors/" in err
-    doc = json.loads((out / "errors" / f"{spec(str(missing)).id}.json").read_text())
+    doc = json.loads((out / "errors" / f"{spec(str(missing)).failure_id}.json").read_text())
     assert doc["reason"] == "no such file" and doc["input"] == spec(str(missing)).uri
     assert len(list((out / "errors").iterdir())) == 2  # the glob that matched nothing too
     # once the file is there, its run commits it and removes the record
     copy_of(archive, missing)
     assert main(["extract", str(missing), "--out", str(out), "--quiet"]) == 0
-    assert not (out / "errors" / f"{spec(str(missing)).id}.json").exists()
+    assert not (out / "errors" / f"{spec(str(missing)).failure_id}.json").exists()
 
 
 def test_sigusr1_prints_where_the_command_waits_and_it_goes_on(tmp_path, archive):
@@ -442,3 +442,19 @@ def test_sigusr1_prints_where_the_command_waits_and_it_goes_on(tmp_path, archive
     err = proc.stderr.read()
     assert "Current thread" in err or "Thread 0x" in err, err
     assert (out / "done" / spec(str(slow.path)).id).exists()
+
+
+def test_sample_into_an_output_made_with_other_settings_is_refused_before_the_archive_is_built(tmp_path, archive,
+                                                                                               capsys):
+    """Issue 52: ``quadfleet sample --out O`` on an O made with ``--table parquet`` wrote ``O/input/`` and said it
+    had built the sample archive, then refused. Now it refuses first, in one line, and writes nothing."""
+    source = copy_of(archive, tmp_path / "a.warc.gz")
+    out = tmp_path / "out"
+    assert main(["extract", str(source), "--out", str(out), "--table", "parquet", "--quiet"]) == 0
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    capsys.readouterr()
+    assert main(["sample", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    line = one_line(err)
+    assert "output.table parquet there (this run: none)" in line and "built the sample archive" not in err
+    assert not (out / "input").exists() and sorted(p.relative_to(out) for p in out.rglob("*")) == before

@@ -2,8 +2,16 @@
 
 The input id names every output of an input (``data/<format>/<id>.nq.gz``, ``stats/<id>.json.gz``,
 ``done/<id>``), locally and on S3, so it must be deterministic, readable, and unique: the file's stem
-(``CC-MAIN-20240517233122-20240518023122-00000``) plus a short hash of the canonical URI, so two files with
-the same name in different folders or crawls never collide.
+(``CC-MAIN-20240517233122-20240518023122-00000``) plus a short hash.
+
+- A local archive is named by what it is, not where it lies: the hash is of its name, its size and its first and
+  last 64 KiB (:func:`content_id`). So an output or an archive moved to another folder keeps its inputs' ids (a
+  rerun skips what was committed: ``mv s1 s2; quadfleet sample --out s2`` no longer extracts the sample again, nor
+  counts its sites twice), while two archives that differ in name, size, first or last bytes never share an id.
+  Its id by location (what every quadfleet before gave it) is kept as an alias, so an output made before keeps its
+  committed inputs.
+- A remote input (``s3://``, ``https://``) is named by its URI: the hash is of the URI (reading it to name it would
+  cost a request per input before any work).
 """
 from __future__ import annotations
 
@@ -12,6 +20,7 @@ import gzip
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,6 +30,7 @@ from ..errors import InputError
 _ARCHIVE_SUFFIX = re.compile(r"(\.(warc|arc))?(\.(gz|zst|bz2))?$", re.I)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 REMOTE_SCHEMES = ("s3://", "https://", "http://")
+EDGE_BYTES = 65536   # how much of a local archive's start and end its id hashes
 
 
 # One selected record of an archive: (byte offset, length, expected URL or "" if the index gave none).
@@ -33,6 +43,16 @@ class InputSpec:
     id: str
     # A selection (records chosen through an index, sorted by offset), or None for the whole archive.
     ranges: tuple[Range, ...] | None = None
+    # Other ids the same input had (a local archive's id by location, from before ids followed content): a
+    # committed input under one of them is committed.
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def failure_id(self) -> str:
+        """The id a failure is recorded under (``errors/<id>.json``): a local archive's id by location (a failure is
+        of what lies there: once the download is complete, the archive committed there under its new content
+        id takes the failure's record away), else the input's id."""
+        return self.aliases[0] if self.aliases else self.id
 
     @property
     def name(self) -> str:
@@ -49,29 +69,69 @@ def canonical_uri(location: str) -> str:
     return "file://" + os.path.abspath(location)
 
 
-def input_id(uri: str) -> str:
-    path = urlsplit(uri).path if not uri.startswith("file://") else uri[7:]
+def _stem(path: str) -> str:
     stem = _ARCHIVE_SUFFIX.sub("", os.path.basename(path.rstrip("/"))) or "input"
-    stem = _UNSAFE.sub("_", stem).strip("._-")[:120] or "input"
+    return _UNSAFE.sub("_", stem).strip("._-")[:120] or "input"
+
+
+def input_id(uri: str) -> str:
+    """The id of an input by its location: the file's stem and a hash of its URI (a remote input's id)."""
+    path = urlsplit(uri).path if not uri.startswith("file://") else uri[7:]
     digest = hashlib.sha1(uri.encode("utf-8")).hexdigest()[:8]
-    return f"{stem}-{digest}"
+    return f"{_stem(path)}-{digest}"
 
 
-def selection_id(uri: str, ranges: tuple[Range, ...]) -> str:
-    """The id of a selection: the archive's id, ``-sel-``, a hash of the ranges. The same index and
-    settings give the same work items, hence the same ids, so a rerun resumes."""
-    digest = hashlib.sha1(repr([list(r) for r in ranges]).encode("utf-8")).hexdigest()[:10]
-    return f"{input_id(uri)}-sel-{digest}"
+def content_id(path: str) -> str | None:
+    """The id of a local archive by what it is: its stem and a hash of its name, size and first and last
+    :data:`EDGE_BYTES`; None for what is not a regular file one can read (a named pipe: reading it would consume
+    it)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        with open(path, "rb") as fh:
+            head = fh.read(EDGE_BYTES)
+            tail = b""
+            if st.st_size > EDGE_BYTES:
+                fh.seek(max(st.st_size - EDGE_BYTES, EDGE_BYTES))
+                tail = fh.read(EDGE_BYTES)
+    except OSError:
+        return None
+    name = os.path.basename(path)
+    h = hashlib.sha256(f"{name}\0{st.st_size}\0".encode("utf-8", "surrogateescape"))
+    h.update(head)
+    h.update(b"\0")
+    h.update(tail)
+    return f"{_stem(path)}-{h.hexdigest()[:16]}"
+
+
+def _ranges_digest(ranges: tuple[Range, ...]) -> str:
+    return hashlib.sha1(repr([list(r) for r in ranges]).encode("utf-8")).hexdigest()[:10]
+
+
+def selection_id(uri: str, ranges: tuple[Range, ...], base: str | None = None) -> str:
+    """The id of a selection: the archive's id (``base``, else its id by location), ``-sel-``, a hash of the
+    ranges. The same index and settings give the same work items, hence the same ids, so a rerun resumes."""
+    return f"{base or input_id(uri)}-sel-{_ranges_digest(ranges)}"
 
 
 def selection_spec(uri: str, ranges) -> InputSpec:
     ranges = tuple(sorted((int(o), int(n), u) for o, n, u in ranges))
-    return InputSpec(uri=uri, id=selection_id(uri, ranges), ranges=ranges)
+    found = content_id(uri[7:]) if uri.startswith("file://") else None
+    if found is None:
+        return InputSpec(uri=uri, id=selection_id(uri, ranges), ranges=ranges)
+    return InputSpec(uri=uri, id=selection_id(uri, ranges, found), ranges=ranges,
+                     aliases=(selection_id(uri, ranges),))
 
 
 def spec(location: str) -> InputSpec:
+    """The input at ``location``: a local archive named by its content (its id by location kept as an alias), a
+    remote one by its URI."""
     uri = canonical_uri(location)
-    return InputSpec(uri=uri, id=input_id(uri))
+    found = content_id(uri[7:]) if uri.startswith("file://") else None
+    if found is None:
+        return InputSpec(uri=uri, id=input_id(uri))
+    return InputSpec(uri=uri, id=found, aliases=(input_id(uri),))
 
 
 def read_listing(path: str, prefix: str) -> list[str]:

@@ -220,7 +220,8 @@ def process_input(spec: InputSpec, store, config: Config,
         **stats.to_json(),
     }
     store.put_bytes(stats_key(spec.id), encode_stats(doc))
-    store.delete(error_key(spec.id))
+    for key in dict.fromkeys((spec.id, spec.failure_id)):   # (a failure of what lay at its location before)
+        store.delete(error_key(key))
     # The marker names the attempt that wrote it: a PUT whose answer was lost and that is sent again gets 412
     # from its own marker, and only its bytes tell it from another attempt's (a duplicate delivery).
     # (os.urandom: uuid imports platform)
@@ -246,6 +247,6 @@ def hostname() -> str:
 
 def record_failure(spec: InputSpec, store, reason: str, attempt: int = 1, **extra) -> None:
     """Write errors/<id>.json: what failed, why, where and when (kept until the input commits)."""
-    doc = {"input": spec.uri, "input_id": spec.id, "reason": reason, "attempt": attempt,
+    doc = {"input": spec.uri, "input_id": spec.failure_id, "reason": reason, "attempt": attempt,
            "worker": worker_name(), "time": now_iso(), "versions": versions(), **extra}
-    store.put_bytes(error_key(spec.id), json.dumps(doc, indent=1).encode())
+    store.put_bytes(error_key(spec.failure_id), json.dumps(doc, indent=1).encode())

@@ -1,0 +1,142 @@
+"""Ctrl-C stops ``quadfleet extract --processes 2`` every time (issue 52): interrupted at random moments, on a
+machine kept busy, each run ends within seconds, exit 130, one line and no traceback; a rerun then commits every
+input exactly once.
+
+A terminal's Ctrl-C sends SIGINT to its whole foreground process group: the command and its pool's processes. So
+each run here is started in a process group of its own and the group is sent SIGINT, as a terminal does. Before the
+fix, about one such interrupt in thirty left the command printing its progress for good (``multiprocessing.Pool``'s
+``terminate()`` waited on a queue lock a dying worker held), and one in four printed the workers' tracebacks.
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import corpus_path, installed_command
+
+RUNS = int(os.environ.get("QUADFLEET_INTERRUPT_RUNS", "30"))
+ARCHIVES = 120     # copies of one real archive (as in the issue): a run of a second or two here
+ENDS_WITHIN_S = 15.0
+
+
+@pytest.fixture
+def busy_cpus():
+    """One busy process per CPU (at least two) for the duration of the test."""
+    procs = [subprocess.Popen([sys.executable, "-c", f"import time\nend = time.monotonic() + 600\n"
+                                                     "while time.monotonic() < end: pass"])
+             for _ in range(max(2, os.cpu_count() or 2))]
+    yield
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
+def check_committed_once(out: Path, archives: int) -> None:
+    """Every input committed, once: a done marker, a statistics file and one data file per format for each, no
+    error recorded."""
+    done = sorted(p.name for p in (out / "done").iterdir())
+    stats = sorted(p.name for p in (out / "stats").iterdir())
+    assert len(done) == len(set(done)) == len(stats) == archives, (len(done), len(stats))
+    assert not (out / "errors").exists() or not any((out / "errors").iterdir())
+    per_format: dict[str, list[str]] = {}
+    for p in (out / "data").rglob("*"):
+        if p.is_file():
+            per_format.setdefault(p.parent.name, []).append(p.name)
+    assert per_format and all(len(names) == len(set(names)) == archives for names in per_format.values()), \
+        {fmt: len(names) for fmt, names in per_format.items()}
+
+
+def test_ctrl_c_at_random_moments_always_stops_the_run_and_a_rerun_commits_each_input_once(tmp_path, busy_cpus):
+    source = corpus_path("warc-real-misc", "dolma-sample-0000.warc.gz").read_bytes()
+    inputs = tmp_path / "many"
+    inputs.mkdir()
+    for i in range(ARCHIVES):
+        (inputs / f"part-{i:03d}.warc.gz").write_bytes(source)
+    archives = sorted(map(str, inputs.iterdir()))
+    # How long a whole run takes on this machine, now: the interrupts fall within that (most of them mid-run)
+    started = time.monotonic()
+    whole = subprocess.run([*installed_command(), "extract", *archives, "--out", str(tmp_path / "whole"),
+                            "--processes", "2", "--quiet"], capture_output=True, text=True, timeout=600)
+    assert whole.returncode == 0, whole.stderr
+    duration = time.monotonic() - started
+    rng = random.Random(52)
+    slow: list[str] = []
+    interrupted = 0
+    for attempt in range(RUNS):
+        out = tmp_path / f"out-{attempt}"   # (a fresh output each time: the run has all its inputs to do)
+        command = [*installed_command(), "extract", *archives, "--out", str(out), "--processes", "2"]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        time.sleep(rng.uniform(0.1, max(0.3, 0.9 * duration)))
+        os.killpg(proc.pid, signal.SIGINT)   # as a terminal's Ctrl-C: the whole process group
+        sent = time.monotonic()
+        try:
+            _, stderr = proc.communicate(timeout=ENDS_WITHIN_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            pytest.fail(f"run {attempt}: still running {ENDS_WITHIN_S:.0f} s after Ctrl-C")
+        took = time.monotonic() - sent
+        err = stderr.decode("utf-8", "replace")
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, f"run {attempt}:\n{err}"
+        if proc.returncode == 130:
+            interrupted += 1
+            assert err.rstrip().endswith("quadfleet: interrupted"), f"run {attempt}:\n{err[-500:]}"
+            assert not any(p.iterdir() for p in (out / ".tmp").iterdir()) if (out / ".tmp").exists() else True, \
+                f"run {attempt}: its scratch is left"
+        else:   # (the interrupt came after the last input: nothing left to stop)
+            assert proc.returncode == 0, f"run {attempt}: exit {proc.returncode}\n{err}"
+        if took > 5:
+            slow.append(f"run {attempt}: {took:.1f} s")
+        rerun = subprocess.run(command + ["--quiet"], capture_output=True, text=True, timeout=300)
+        assert rerun.returncode == 0, f"run {attempt}'s rerun: {rerun.stderr[-500:]}"
+        check_committed_once(out, ARCHIVES)
+    assert not slow, slow
+    assert interrupted >= RUNS * 2 // 3, f"only {interrupted} of {RUNS} runs were interrupted mid-way"
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+def test_a_pool_process_killed_from_outside_fails_its_input_and_the_run_goes_on(tmp_path):
+    """The OOM killer (here: SIGKILL) ends the process extracting an input: that input is failed and recorded, the
+    others are committed, and the run ends (a multiprocessing.Pool never answered such a task: the run hung)."""
+    from slow_input import SlowInput
+
+    source = corpus_path("warc-real-misc", "dolma-sample-0000.warc.gz").read_bytes()
+    first, second = tmp_path / "a.warc.gz", tmp_path / "b.warc.gz"
+    first.write_bytes(source)
+    second.write_bytes(source)
+    slow = SlowInput(tmp_path / "slow.warc.gz", source, len(source) // 2)   # read until the test says go on
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*installed_command(), "extract", str(slow.path), str(first), str(second), "--out",
+                             str(out), "--processes", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := children(proc.pid)) < 2 or not (out / "done").is_dir() or \
+                len(list((out / "done").iterdir())) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        for pid in workers:   # the one still reading the slow input is the only one busy: kill both
+            if Path(f"/proc/{pid}/cmdline").read_bytes().find(b"multiprocessing") >= 0:
+                os.kill(pid, signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        slow.finish()
+        if proc.poll() is None:
+            proc.kill()
+    err = stderr.decode()
+    assert proc.returncode == 1, err
+    assert "the process extracting it died (killed by SIGKILL; out of memory?)" in err and "Traceback" not in err
+    assert len(list((out / "done").iterdir())) == 2
+    (failed,) = (out / "errors").iterdir()
+    assert "killed by SIGKILL" in failed.read_text()
