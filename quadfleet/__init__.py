@@ -18,9 +18,19 @@ The public API, loaded on first use (the command line and the fleet's workers do
 """
 from __future__ import annotations
 
+import os as _os
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# Imported from a source checkout itself (the current folder its root, as the tests run, or a folder with a link to
+# this one): the subpackages worker/, coordinator/, config/ and infra/ lie beside this folder, not in it
+# (pyproject.toml maps them there), so they are looked for there too. An installed quadfleet, a wheel or the link tree
+# of an editable install (build_backend.py), holds them inside this folder, found first.
+_ROOT = _os.path.dirname(_os.path.dirname(_os.path.realpath(__file__)))
+if _os.path.isfile(_os.path.join(_ROOT, "worker", "__init__.py")) and \
+        _os.path.isfile(_os.path.join(_ROOT, "pyproject.toml")):
+    __path__.append(_ROOT)
 
 if TYPE_CHECKING:
     from .api import (FORMATS, ArchiveError, FormatQuads, PageResult, Problem, QuadfleetError, SchemaError,

@@ -106,7 +106,8 @@ def untracked(root: Path) -> list[str]:
     which `fleet up` says, since code that works here could then fail on the instances."""
     try:
         res = subprocess.run(["git", "-C", str(root), "ls-files", "--others", "--exclude-standard", "-z", "--",
-                              "quadfleet", "worker", "coordinator", "config", "infra", "pyproject.toml"],
+                              "quadfleet", "worker", "coordinator", "config", "infra", "pyproject.toml",
+                              "setup.py", "build_backend.py"],
                              capture_output=True, check=True)
     except (OSError, subprocess.CalledProcessError):
         return []
