@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config, config_from_json
-from ..worker.errors import ConfigError, QuadfleetError
+from ..worker.errors import ConfigError, InputMissing, QuadfleetError
 from ..worker.output.layout import read_stats
 from ..worker.output.store import SCRATCH_DIR, LocalStore
 from ..worker.output.manifest import MANIFEST_KEY
@@ -45,10 +45,18 @@ class RunResult:
     committed: list[str] = field(default_factory=list)
     skipped: list[InputSpec] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (input, reason)
+    missing: list[tuple[str, str]] = field(default_factory=list)  # (input, reason) of the failed that do not exist
+    no_html: list[str] = field(default_factory=list)  # of the committed, those without an HTML page (WAT, WET)
     stats: FileStats = field(default_factory=FileStats)          # inputs committed by this run
     stats_before: FileStats = field(default_factory=FileStats)   # inputs committed by earlier runs
     mixed: list[str] = field(default_factory=list)  # settings the output's run differs in (allowed mix)
     seconds: float = 0.0
+
+
+class Missing(str):
+    """The failure reason of an input that does not exist (a URL answered 404 or 410, no such S3 key): such an
+    input is treated as a missing local file is, at run time as the command does before (recorded in ``errors/``
+    only where the run writes an output; a run whose inputs all fail so makes no output)."""
 
 
 def output_store(out: str, scratch: str | Path | None = None):
@@ -79,6 +87,8 @@ def run_one(spec: InputSpec, out: str, scratch: str, config_json: dict,
     try:
         stats = process_input(spec, store, config, progress)
         return spec.id, (stats.to_json() if stats else None), None
+    except InputMissing as exc:   # nothing there: left to the command, which treats it as a missing file
+        return spec.id, None, Missing(str(exc))
     except QuadfleetError as exc:
         reason = str(exc)
     except MemoryError:
@@ -155,9 +165,12 @@ def fold(result: RunResult, spec: InputSpec, stats_json: dict | None, reason: st
     """One input's outcome into ``result``; a failure is said here, once (the command's last line counts it),
     and so is an input committed without a single HTML page (a WAT or WET file, say)."""
     if reason is not None:
+        missing = isinstance(reason, Missing)
         for said in (f"{spec.name}: ", f"{spec.uri}: "):  # a reader's message may start with the input
             reason = reason[len(said):] if reason.startswith(said) else reason
         result.failed.append((spec.name, reason))
+        if missing:
+            result.missing.append((spec.name, reason))
         console.print(f"failed {spec.name}: {reason}", markup=False, highlight=False, soft_wrap=True)
     elif stats_json is not None:
         stats = FileStats.from_json(stats_json)
@@ -165,6 +178,7 @@ def fold(result: RunResult, spec: InputSpec, stats_json: dict | None, reason: st
         result.stats = result.stats + stats
         note = no_html_note(stats)
         if note:
+            result.no_html.append(spec.id)
             console.print(f"{spec.name}: {note}", markup=False, highlight=False, soft_wrap=True)
 
 

@@ -42,9 +42,17 @@ def _show(value) -> str:
     return "unset" if value is None else str(value)
 
 
+def _listed(values: list[str], shown: int = 4) -> str:
+    """``a, b, c and d``; past ``shown`` values, ``a, b, c, d and 6 more``."""
+    if len(values) > shown:
+        return ", ".join(values[:shown]) + f" and {len(values) - shown} more"
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+
+
 def differences(before: Config, now: Config) -> list[str]:
-    """The settings that differ, each as ``NAME <before> there (this run: <now>)``; lists (formats) give
-    this run's as what it adds and drops."""
+    """The settings that differ, each as ``NAME <before> there (this run: <now>)``; lists (formats, classes) say
+    in words what this run adds and what it leaves out (``formats html-microdata there (this run: adds
+    html-embedded-jsonld, html-rdfa, html-mf-hcard, html-mf-adr and 8 more)``)."""
     a, b = before.to_json(), now.to_json()
     out = []
     for key in list(a) + [k for k in b if k not in a]:
@@ -52,10 +60,12 @@ def differences(before: Config, now: Config) -> list[str]:
         if there == here:
             continue
         if isinstance(there, list) and isinstance(here, list):
-            change = [f"+{v}" for v in here if v not in there] + [f"-{v}" for v in there if v not in here]
-            if len(change) > 8:  # e.g. the 50 subset classes against a run made without subsets
-                change = change[:6] + [f"... ({len(change) - 6} more)"]
-            here_text = " ".join(change) or "the same in another order"
+            added = [str(v) for v in here if v not in there]
+            left_out = [str(v) for v in there if v not in here]
+            here_text = "; ".join(([f"adds {_listed(added)}"] if added else [])
+                                  + ([f"leaves out {_listed(left_out)}"] if left_out else [])) \
+                or "the same in another order"
+            there = _listed([str(v) for v in there], 6) if there else "none"
         else:
             here_text = _show(here)
         out.append(f"{_setting_name(key)} {_show(there) or 'none'} there (this run: {here_text})")

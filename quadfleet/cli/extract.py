@@ -64,13 +64,14 @@ def cmd_extract(args) -> int:
     specs, problems = found
     for name, reason in problems:  # each failed input is named once: these now, the others as they fail
         print(f"failed {name}: {reason}", file=sys.stderr)
+    existed = out.startswith("s3://") or os.path.isdir(out)
     if specs:
         result = _run(specs, out, config, spark, args, allow_mixed)
     else:  # every input failed before a byte was read: nothing to write, OUT not even made
         from ..coordinator.local import RunResult
 
         result = RunResult()
-    return _report(args, out, config, result, problems)
+    return _report(args, out, config, result, problems, existed)
 
 
 def inputs(args) -> tuple[list, list[tuple[str, str]]] | None:
@@ -138,16 +139,21 @@ def _run(specs, out: str, config, spark, args, allow_mixed: bool):
                      show_progress=not args.quiet, allow_mixed_config=allow_mixed)
 
 
-def _report(args, out: str, config, result, problems: list[tuple[str, str]]) -> int:
+def _report(args, out: str, config, result, problems: list[tuple[str, str]], existed: bool = True) -> int:
     """The summary and problems tables, and the last line: what was committed, skipped and failed, where."""
     from ..coordinator.screen import lines, show
     from ..coordinator.summary import error_table, summary_table
 
+    missing = list(result.missing)
+    if (missing and not out.startswith("s3://") and not existed and os.path.isdir(out) and not os.listdir(out)
+            and not result.committed):
+        os.rmdir(out)   # (every input this run tried was missing, as files are before a run: no output made)
     made = out.startswith("s3://") or os.path.isdir(out)
-    recorded = made and record_problems(out, [(name, reason) for name, reason in problems if name != "index"])
+    recorded = made and record_problems(out, [(name, reason) for name, reason in problems + missing
+                                              if name != "index"])
     screen = lines()
-    if result.committed or result.skipped:
-        total = result.stats + result.stats_before
+    total = result.stats + result.stats_before
+    if (result.committed or result.skipped) and total.html_pages:   # (a WAT or WET file alone: no table of zeros)
         show(screen, summary_table(total, list(config.formats), result.seconds, earlier=len(result.skipped)))
         errors = error_table(total)
         if errors is not None:
@@ -155,11 +161,12 @@ def _report(args, out: str, config, result, problems: list[tuple[str, str]]) -> 
             for kind in (k for k in SAMPLE_PROBLEMS if getattr(args, "is_sample", False) and total.errors.get(k)):
                 print(f"({kind}: {SAMPLE_PROBLEMS[kind]})")
     failed = len(problems) + len(result.failed)
-    where = (f" (named above; why each failed: {out}/errors/)" if result.failed or recorded
+    where = (f" (named above; why each failed: {out}/errors/)" if len(result.failed) > len(missing) or recorded
              else " (named above)" if failed else "")
     outputs = f"outputs in {out}" if made else f"nothing written: {out} not made"
-    print(f"{len(result.committed)} committed, {len(result.skipped)} already committed, {failed} failed{where}; "
-          f"{outputs}", file=sys.stderr)
+    no_html = f", {len(result.no_html)} skipped: no HTML page" if result.no_html else ""
+    print(f"{len(result.committed) - len(result.no_html)} committed{no_html}, {len(result.skipped)} already "
+          f"committed, {failed} failed{where}; {outputs}", file=sys.stderr)
     return 1 if failed else 0
 
 

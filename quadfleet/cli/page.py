@@ -35,6 +35,7 @@ def read_stdin(limit: int) -> bytes:
 
 def cmd_page(args) -> int:
     from ..worker.archive.sources import read_small
+    from ..worker.errors import InputError
     from ..worker.html.page import Page
     from ..worker.pipeline.pagequads import run_page
 
@@ -51,7 +52,10 @@ def cmd_page(args) -> int:
         body, content_type, url = read_stdin(config.max_page_bytes), None, args.base
     else:
         refuse_archive(args.page)
-        body, content_type, url = read_small(args.page, config.max_page_bytes)
+        try:
+            body, content_type, url = read_small(args.page, config.max_page_bytes)
+        except InputError as exc:   # (named as every other message of the command is: "page: ...")
+            raise InputError(f"page: {exc}") from None
     refuse_archive(args.page, body[:4096])
     page = Page(url=args.base or url, body=body, content_type=content_type, record_id=args.base or url)
     _, results = run_page(page, config.extractors(), config)

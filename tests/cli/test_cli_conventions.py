@@ -526,4 +526,14 @@ def test_a_wat_or_wet_file_is_committed_with_a_hint_that_it_holds_no_html(tmp_pa
     assert (f"{wet}: 2 records, no HTML page (warcinfo 1, conversion 1): a WET file holds the pages' plain text, "
             "not their HTML: extract the crawl's WARC files") in err, err
     assert f"{good}:" not in err
-    assert err.strip().splitlines()[-1].startswith("3 committed, 0 already committed, 0 failed; "), err
+    # (issue 52: they were counted as committed, with nothing in them; they are kept done, so a rerun skips them)
+    assert err.strip().splitlines()[-1].startswith("1 committed, 2 skipped: no HTML page, 0 already committed, "
+                                                   "0 failed; "), err
+    assert len(list((out / "done").iterdir())) == 3
+    capsys.readouterr()
+    alone = tmp_path / "alone"
+    assert main(["extract", str(wat), "--out", str(alone), "--quiet", "--processes", "1"]) == 0
+    out_text = capsys.readouterr()
+    assert "| any format" not in out_text.out, "no table of zeros for an input without an HTML page"
+    assert out_text.err.strip().splitlines()[-1].startswith("0 committed, 1 skipped: no HTML page, 0 already "
+                                                            "committed, 0 failed; ")

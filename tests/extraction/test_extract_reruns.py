@@ -54,7 +54,8 @@ def test_item11_rerun_with_other_formats_is_refused_before_any_work(tmp_path, ar
     line = one_line(capsys.readouterr().err)
     assert rc == 2
     assert line.startswith(f"quadfleet: {out} holds outputs made with other settings")
-    assert f"formats html-microdata there (this run: +{ALL_DEFAULT_FORMATS}" in line
+    assert f"formats html-microdata there (this run: adds {ALL_DEFAULT_FORMATS}, html-rdfa, html-mf-hcard, " in line
+    assert " and 8 more)" in line and "+" not in line   # (in words, not +a -b ... (6 more))
     assert "--allow-mixed-config" in line
     assert not (out / "done" / spec(str(second)).id).exists()
     assert not (out / "data" / ALL_DEFAULT_FORMATS).exists()
@@ -182,7 +183,9 @@ def test_item11_a_local_run_and_a_fleet_prefix_keep_the_same_manifest(tmp_path, 
                "--quiet"])
     line = one_line(capsys.readouterr().err)
     assert rc == 2 and "s3://results/fleet-run holds outputs made with other settings" in line
-    assert "formats html-embedded-jsonld,html-microdata," in line and "(this run: -html-embedded-jsonld" in line
+    assert "formats html-embedded-jsonld, html-microdata, html-rdfa, html-mf-hcard, html-mf-adr, html-mf-geo and 7 " \
+           "more there (this run: leaves out html-embedded-jsonld, html-rdfa, html-mf-hcard, html-mf-adr and 8 more)" \
+           in line
 
 
 # -- item 12: AWS credentials ------------------------------------------------------------------------------

@@ -26,10 +26,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..errors import InputError
+from .sources import REMOTE_SCHEMES, unsupported_scheme
 
 _ARCHIVE_SUFFIX = re.compile(r"(\.(warc|arc))?(\.(gz|zst|bz2))?$", re.I)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-REMOTE_SCHEMES = ("s3://", "https://", "http://")
 EDGE_BYTES = 65536   # how much of a local archive's start and end its id hashes
 
 
@@ -62,7 +62,7 @@ class InputSpec:
 
 
 def canonical_uri(location: str) -> str:
-    if location.startswith(REMOTE_SCHEMES):
+    if location.startswith(REMOTE_SCHEMES) or unsupported_scheme(location):
         return location
     if location.startswith("file://"):
         location = location[7:]
@@ -179,6 +179,10 @@ def expand(locations: list[str]) -> tuple[list[InputSpec], list[tuple[str, str]]
     specs: dict[str, InputSpec] = {}
     problems: list[tuple[str, str]] = []
     for loc in locations:
+        why = unsupported_scheme(loc)
+        if why is not None:
+            problems.append((loc, why))
+            continue
         if loc.startswith(REMOTE_SCHEMES):
             s = spec(loc)
             specs.setdefault(s.id, s)

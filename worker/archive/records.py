@@ -79,10 +79,37 @@ def is_archive_start(head: bytes) -> bool:
 
 
 def shown_start(data: bytes, chars: int = 40) -> str:
-    """The first line of ``data`` (at most ``chars`` characters), quoted, as a person can read it: UTF-8
-    decoded, any other byte as a ``\\xNN`` escape, control characters escaped (never a replacement mark)."""
-    line = data[:chars * 4].decode("utf-8", "backslashreplace").split("\n")[0][:chars]
-    return "'" + "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line) + "'"
+    """How ``data`` starts, as a person can read it. Text (its first line mostly readable characters): that line
+    (at most ``chars`` characters), quoted, UTF-8 decoded, any other byte and any control character as a whole
+    ``\\xNN`` escape, never a replacement mark. Anything else (binary data, where decoded characters would only be
+    UTF-8's accidents among escapes): its first bytes in hex, ``the bytes b1 9f 21 63 …``."""
+    units: list[tuple[str, bool]] = []   # (what is shown, whether it is a readable character)
+    for c in data[:chars * 4].decode("utf-8", "backslashreplace").split("\n")[0]:
+        if c == "\\" or not c.isprintable():   # (backslashreplace's own escapes come as "\\" then "xNN")
+            units.append((c.encode("unicode_escape").decode("ascii") if c != "\\" else c, False))
+        else:
+            units.append((c, True))
+    shown = _whole_escapes(units)[:chars]
+    if len(shown) >= 4 and sum(readable for _, readable in shown) < 0.75 * len(shown):
+        head = data[:16]
+        return "the bytes " + " ".join(f"{b:02x}" for b in head) + (" …" if len(data) > len(head) else "")
+    return "'" + "".join(text for text, _ in shown) + "'"
+
+
+def _whole_escapes(units: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """``units`` with each ``\\xNN`` that backslashreplace spelt out in four characters made one unit, so that a
+    cut never splits an escape."""
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(units):
+        text, readable = units[i]
+        if text == "\\" and i + 3 < len(units) and units[i + 1][0] == "x":
+            out.append(("".join(t for t, _ in units[i:i + 4]), False))
+            i += 4
+            continue
+        out.append((text, readable))
+        i += 1
+    return out
 
 
 def iter_pages(fileobj, counts: Counter, max_page_bytes: int, whole_file: bool = True, *,

@@ -2,11 +2,24 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
 from ..errors import (ArchiveError, InputError, InputMissing, RangeUnsatisfiable, TransientError, answer_cut_short,
                       io_errors, is_transient)
+
+REMOTE_SCHEMES = ("s3://", "https://", "http://")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def unsupported_scheme(location: str) -> str | None:
+    """Why ``location`` cannot be read, if it is a URL of a scheme quadfleet does not read (``ftp://``): not a
+    local file to look for."""
+    found = _SCHEME.match(location)
+    if found is None or location.startswith((*REMOTE_SCHEMES, "file://")):
+        return None
+    return f"{found.group().lower()} is not a scheme quadfleet reads (give a path, https://, http:// or s3://)"
 
 
 def read_small(location: str, limit: int | None = None) -> tuple[bytes, str | None, str]:
@@ -237,4 +250,4 @@ def open_stream(uri: str, start: int = 0, length: int | None = None, state: dict
         return _open_http(uri, start, end, state)
     if uri.startswith("s3://"):
         return _open_s3(uri, start, end, state)
-    raise InputError(f"{uri}: unsupported location (use a path, file://, https://, http:// or s3://)")
+    raise InputError(f"{uri}: {unsupported_scheme(uri) or 'not a location quadfleet reads'}")

@@ -244,9 +244,7 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
     Where the C scan is built (``_check.c``), it does what this loop does for the lines that need no more than
     its memos say, in line order, and hands the loop only the others (its ``skipped``: those it passed over)."""
     out = PageCheck()
-    findings = out.findings
     classes = out.classes
-    subject_classes = classes.get
     pending: list[tuple[str, _Predicate, int]] = []   # quads whose property's domain is checked at the end
     known = _PREDICATES.get
     plain = _PLAIN
@@ -263,66 +261,71 @@ def check_lines(lines: list[str], full: bool = True) -> PageCheck:
             skipped += 1
             continue
         pred = known(p, _PREDICATES)
-        if pred is plain:
-            continue
         if pred is _PREDICATES:
             pred = _predicate(p)
-            if pred is plain:
-                continue
+        if pred is plain:
+            continue
         if pred is None:
             skipped += 1
-            continue
-        if pred is _TYPE:
-            if rest[0] != "<":
-                skipped += 1
-                continue
-            obj = rest[:rest.index(">") + 1]
-            term = _TYPES.get(obj, _TYPES)
-            if term is _TYPES:
-                term = _class(obj)
-            if term is None:
-                skipped += 1
-                continue
-            keys = subject_classes(s)
-            if keys is None:
-                classes[s] = [term.key]
-            elif term.key not in keys:
-                keys.append(term.key)
-            if term.kinds:
-                _misspelt(out, term, s, i, RDF_TYPE_IRI, obj[1:-1])
-            continue
-        term = pred.term
-        if term.kinds:   # (one error a quad: the repair of the spelling mends its value too)
-            _misspelt(out, term, s, i, term.key, p[1:-1])
-            continue
-        if pred.literals and rest[0] == '"':
-            if pred.objects_only:
-                lexical = lexical_form(rest)
-                found = literal_repair(term.prop, lexical)
-                advisory = schema_iri(term.prop, lexical, found)
-                findings.append(Finding(SCHEMA_IRI_AS_TEXT if advisory else LITERAL_FOR_OBJECT, s, i, term.key,
-                                        term.key))
-                if found is not None:
-                    out.repairable = True
-                    out.repair_at.append(i)
-                if not advisory:
-                    continue   # (the quad's one error: its domain is not checked)
-            elif pred.quantity:
-                findings.append(Finding(TEXT_FOR_QUANTITY, s, i, term.key, term.key))
-            elif full:
-                lexical = lexical_form(rest)
-                if not (gtin_ok(pred.gtin, lexical) if pred.gtin is not None
-                        else pred.match(lexical.strip()) is not None):
-                    findings.append(Finding(BAD_LEXICAL_FORM, s, i, term.key, term.key))
-                    continue
-        if pred.domain and full:
-            keys = subject_classes(s)
+        elif pred is _TYPE:
+            skipped += not _type_quad(out, s, rest, i)
+        elif pred.term.kinds:   # (one error a quad: the repair of the spelling mends its value too)
+            _misspelt(out, pred.term, s, i, pred.term.key, p[1:-1])
+        elif not (pred.literals and rest[0] == '"' and _literal_error(out, pred, s, rest, i, full)) and \
+                pred.domain and full:
+            keys = classes.get(s)
             if keys is None or not (pred.in_domain.get(keys[0]) or _class_in_domain(pred, keys[0])):
                 pending.append((s, pred, i))
     out.schema_quads = len(lines) - skipped - getattr(scan, "skipped", 0)
     if pending and classes:
-        _check_domains(pending, classes, findings)
+        _check_domains(pending, classes, out.findings)
     return out
+
+
+def _type_quad(out: PageCheck, s: str, rest: str, i: int) -> bool:
+    """An ``rdf:type`` quad: its class added to the subject's, its spelling checked; False if it is no schema.org
+    class (a quad of another vocabulary, or a literal)."""
+    if rest[0] != "<":
+        return False
+    obj = rest[:rest.index(">") + 1]
+    term = _TYPES.get(obj, _TYPES)
+    if term is _TYPES:
+        term = _class(obj)
+    if term is None:
+        return False
+    keys = out.classes.get(s)
+    if keys is None:
+        out.classes[s] = [term.key]
+    elif term.key not in keys:
+        keys.append(term.key)
+    if term.kinds:
+        _misspelt(out, term, s, i, RDF_TYPE_IRI, obj[1:-1])
+    return True
+
+
+def _literal_error(out: PageCheck, pred: _Predicate, s: str, rest: str, i: int, full: bool) -> bool:
+    """What a literal given to ``pred``'s property is: a finding if it is wrong (or an advisory's form), and
+    whether that is the quad's one error (then its domain is not checked)."""
+    key = pred.term.key
+    if pred.objects_only:
+        lexical = lexical_form(rest)
+        found = literal_repair(pred.term.prop, lexical)
+        advisory = schema_iri(pred.term.prop, lexical, found)
+        out.findings.append(Finding(SCHEMA_IRI_AS_TEXT if advisory else LITERAL_FOR_OBJECT, s, i, key, key))
+        if found is not None:
+            out.repairable = True
+            out.repair_at.append(i)
+        return not advisory
+    if pred.quantity:
+        out.findings.append(Finding(TEXT_FOR_QUANTITY, s, i, key, key))
+        return False
+    if not full:
+        return False
+    lexical = lexical_form(rest)
+    if gtin_ok(pred.gtin, lexical) if pred.gtin is not None else pred.match(lexical.strip()) is not None:
+        return False
+    out.findings.append(Finding(BAD_LEXICAL_FORM, s, i, key, key))
+    return True
 
 
 def _check_domains(pending: list[tuple[str, _Predicate, int]], classes: dict[str, list[str]],
