@@ -12,10 +12,10 @@ The conventions (docs/contributing-docs.md says the same to writers):
 - A block passes if it exits 0 (or N) within its time limit. The blocks of one page run in order in one fresh
   working directory, so a block can use what an earlier one made; every block runs even after a failure.
 - The working directory is a newcomer's checkout after the README's first command: ``quadfleet/`` (a link to
-  the repository's, so ``quadfleet/sample/*.html`` is there), ``config/quadfleet.toml``, ``sample-out/`` from
-  ``quadfleet sample --out sample-out --quiet``, and ``crawl/`` with three small archives: ``sample.warc.gz``
-  (the sample's) and two real Common Crawl WARCs of the test corpus (``whirlwind.warc.gz``,
-  ``resiliparse-CC-MAIN-2020-34-sample.warc.gz``).
+  the repository's, so ``quadfleet/sample/*.html`` is there), ``config/quadfleet.toml``, and ``sample-out/`` from
+  ``quadfleet sample --out sample-out --quiet`` (its archive: ``sample-out/input/quadfleet-sample.warc.gz``).
+  Nothing else: an example runs, as written, in a fresh clone after the README's first command (issue 52: the
+  runner made a ``crawl/`` folder of corpus archives, which no checkout has, and the examples used it).
 - ``quadfleet`` and ``python3`` on PATH are the tests' (``sys.executable``'s folder first). No AWS settings
   reach a block: every ``AWS_*`` variable is dropped, the config and credentials files are empty and the
   instance metadata is off, so a block that would call AWS fails at once instead of waiting.
@@ -38,12 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import REPO, corpus_path
+from conftest import REPO
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 LANGUAGES = {"sh": "bash", "bash": "bash", "shell": "bash", "python": "python", "py": "python"}
 TIMEOUT = 120.0
-CORPUS_WARCS = ("whirlwind.warc.gz", "resiliparse-CC-MAIN-2020-34-sample.warc.gz")
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
 _COMMENT = re.compile(r"^\s*<!--(?P<text>.*?)-->\s*$")
@@ -224,16 +223,11 @@ def make_checkout(base: Path) -> Path:
     bindir = Path(sys.executable).parent
     if not (bindir / "quadfleet").exists():
         pytest.fail(f"no quadfleet command beside {sys.executable}: pip install -e . first")
-    warcs = [corpus_path("warc-commoncrawl", name) for name in CORPUS_WARCS]
     (base / "quadfleet").symlink_to(REPO / "quadfleet", target_is_directory=True)
     (base / "config").mkdir()
     shutil.copyfile(REPO / "config" / "quadfleet.toml", base / "config" / "quadfleet.toml")
     status, _, err = _run(["quadfleet", "sample", "--out", "sample-out", "--quiet"], base, example_env(), TIMEOUT)
     assert status == 0, f"quadfleet sample failed:\n{_tail(err)}"
-    (base / "crawl").mkdir()
-    shutil.copyfile(base / "sample-out" / "input" / "quadfleet-sample.warc.gz", base / "crawl" / "sample.warc.gz")
-    for warc in warcs:
-        shutil.copyfile(warc, base / "crawl" / warc.name)
     return base
 
 
@@ -293,7 +287,7 @@ echo made > made.txt
 ```
 
 ```sh
-quadfleet extract crawl/sample.warc.gz --out out --no-such-option
+quadfleet extract sample-out/input/quadfleet-sample.warc.gz --out out --no-such-option
 ```
 
 Some text.
@@ -338,7 +332,7 @@ $ this is output, never run
     assert by_line[3].status == "passed"
     assert by_line[7].status == "failed" and "exit 2 (expected 0)" in by_line[7].detail
     assert "unrecognized arguments: --no-such-option" in by_line[7].detail
-    assert by_line[7].describe().startswith("page.md:7: ```sh failed: quadfleet extract crawl/sample.warc.gz")
+    assert by_line[7].describe().startswith("page.md:7: ```sh failed: quadfleet extract sample-out/input/")
     assert by_line[13].status == "failed" and "RuntimeError: this example is broken" in by_line[13].detail
     assert by_line[13].describe().startswith("page.md:13: ```python failed: raise RuntimeError")
     assert by_line[20].status == "passed"  # exit 3 expected, "made" printed: the first block's file is there
