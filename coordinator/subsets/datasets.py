@@ -38,6 +38,10 @@ class SubsetsError(QuadfleetError):
     """A bad OUT, DEST or option: one line, exit status 2."""
 
 
+NO_CLASS = ("subsets: {out}: no page of a committed input belongs to a schema.org class: extract with [subsets] "
+            "classes configured first")
+
+
 @dataclass
 class SubsetsResult:
     dest: str
@@ -85,8 +89,7 @@ def run_subsets(out: str, dest: str, opts: MergeOptions, processes: int = 1, tmp
                 plan.inputs.groups(opts.memory_bytes), tmp, console, show_progress and console.is_terminal, result,
                 result.inputs)
         if not result.merged and not result.skipped and not result.failed:
-            raise SubsetsError(f"subsets: {out}: no page of a committed input belongs to a schema.org class: "
-                               "extract with [subsets] classes configured first")
+            raise SubsetsError(NO_CLASS.format(out=out))
     write_top(plan.dest_store, out, dest, result.inputs, sorted(result.skipped + [c["class"] for c in result.merged]),
               dict(result.failed), plan.fingerprint, result.phases)
     result.seconds = time.monotonic() - started

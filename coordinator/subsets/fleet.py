@@ -121,7 +121,7 @@ def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> 
     store = S3Store(job)
     top = S3Store(dest)
     state = {"groups": 0, "runs_done": 0, "classes": None, "complete": [], "ranges": 0, "ranges_done": 0,
-             "errors": [], "finished": False}
+             "errors": [], "finished": False, "skip": []}
     # job.json first, DEST/summary.json then: the last finish writes the summary before it deletes the job,
     # so a job found gone is seen finished (read the other way round, a look between the two would see
     # neither)
@@ -132,7 +132,7 @@ def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> 
         pass
     if doc is None:
         return state
-    state["groups"] = doc["groups"]
+    state["groups"], state["skip"] = doc["groups"], doc["skip"]
     # not the whole job: its runs/ are most of its objects (every run and index of every class), and this
     # is looked at every POLL seconds while the command waits ("classes" is classes.json and classes/)
     keys = {k: None for folder in ("runs-done/", "classes", "errors/") for k in store.list(folder)}

@@ -11,7 +11,9 @@ import time
 
 from ..screen import plural
 from .fleet import POLL, progress, start
-from .datasets import SubsetsError, prepare
+from .fleet_tasks import maybe_json, remove_job
+from .fleet_watch import GaveUp, Watch, awaited, look_at_queue, stall_seconds
+from .datasets import NO_CLASS, SubsetsError, prepare
 from .preflight import say_skipped
 from .schedule import reading
 
@@ -35,6 +37,16 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
     if plan.everything:
         console.print(f"every class of {out} is already merged in {dest}", markup=False, highlight=False)
         return 0
+    groups = list(groups)
+    if not groups:  # no input holds data to read: nothing for the fleet, and the job would wait for ever
+        if kind == "subsets":
+            raise SubsetsError(NO_CLASS.format(out=out))
+        from ..tables.corpus import run_tables  # reads nothing; writes DEST/summary.json as a local run does
+
+        result = run_tables(out, dest, opts, 1, None, console, False)
+        console.print(f"no input has a row of {', '.join(opts.classes)}: nothing for the fleet; {dest}/summary.json "
+                      f"says so ({result.seconds:.1f} s)", markup=False, highlight=False, soft_wrap=True)
+        return 0
     sqs = client("sqs", region_of_queue(queue_url))
     sent = [0]
 
@@ -43,7 +55,6 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
                 f"{queue_url}: cannot send a task")
         sent[0] += 1
 
-    groups = list(groups)
     job, new = start(plan, out, dest, queue_url, send, kind, groups, options)
     if new:  # the inputs counted as a local merge says them (schedule.reading)
         console.print(f"merge job {job}: {plural(sent[0], 'runs task')} sent to {queue_url} (reading "
@@ -54,16 +65,44 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
                       soft_wrap=True)
     if not wait:
         return 0
-    return _wait(job, dest, plan.fingerprint, console, show_progress, started)
+    from ...worker.queue.sqs import queue_info
+
+    dead_letters = queue_info(sqs, queue_url).dead_letter_url
+    watch = Watch(stall_seconds())
+
+    def stalled(line: str) -> list[str]:
+        """What to say when the merge stands still (and the awaited tasks sent again, if none is queued)."""
+        from ...worker.output.s3 import S3Store
+        from .dest import open_dest
+
+        store = S3Store(job)
+        doc = maybe_json(store, "job.json")
+        return watch.see(line, time.monotonic(),
+                         lambda: awaited(job, store, open_dest(dest, None), doc) if doc else [],
+                         lambda: retried(lambda: look_at_queue(sqs, queue_url, dead_letters),
+                                         f"{queue_url}: cannot read the queue"), send)
+
+    try:
+        return _wait(job, out, dest, plan.fingerprint, console, show_progress, started, stalled, kind)
+    except GaveUp as exc:
+        console.print(f"quadfleet: merge job {job}: {exc}", markup=False, highlight=False, soft_wrap=True)
+        return 1
 
 
-def _wait(job: str, dest: str, fingerprint: str, console, show_progress: bool, started: float) -> int:
-    """Until DEST/summary.json says the job's classes are complete, or a task was dead-lettered."""
+def _wait(job: str, out: str, dest: str, fingerprint: str, console, show_progress: bool, started: float,
+          stalled, kind: str) -> int:
+    """Until DEST/summary.json says the job's classes are complete, or a task was dead-lettered.
+    ``stalled(line)``: what to say after each look (:class:`.fleet_watch.Watch`: nothing while the merge moves)."""
     shown: set[str] = set()
     planned: dict[str, int] = {}
     last = None
     while True:
         state = progress(job, dest, fingerprint, planned)
+        if state["classes"] == [] and not state["skip"] and kind == "subsets":  # as a local run says it
+            from ...worker.output.s3 import S3Store
+
+            remove_job(S3Store(job))
+            raise SubsetsError(NO_CLASS.format(out=out))
         for cls in state["complete"]:
             if cls not in shown:
                 shown.add(cls)
@@ -85,4 +124,6 @@ def _wait(job: str, dest: str, fingerprint: str, console, show_progress: bool, s
             return 0
         if not state["groups"] and not state["finished"]:
             raise SubsetsError(f"{job}: the job is gone but {dest}/summary.json does not say it finished")
+        for said in stalled(line):
+            console.print(said, markup=False, highlight=False, soft_wrap=True)
         time.sleep(POLL)

@@ -121,6 +121,14 @@ def _send_plans(store, job: str, doc: dict, ctx: Context) -> None:
                                             "repairs")},
              "columns": sorted(cl.columns)}).encode())
     store.put_bytes("classes.json", json.dumps([cl.name for cl in order]).encode())
+    if not order and (doc["skip"] or doc.get("kind") == "tables"):
+        # every class already merged (a run stopped before DEST/summary.json), or no row in any class of the
+        # tables: done, as a local run is. (No class at all for the subsets: the waiting command fails as a
+        # local run does, and removes the job.)
+        from .dest import open_dest
+
+        _write_top(store, doc, open_dest(doc["dest"], ctx.scratch), [])
+        return
     for cl in order:
         ctx.send(message(task_name(doc, "plan"), job, **{"class": cl.name}))
     store.put_bytes("stage/plan", str(time.time()).encode())
@@ -296,7 +304,6 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Join the class's ranges and publish it (summary last); remove its runs and range files; the last
     class also writes DEST/summary.json and removes the job."""
     from .dest import open_dest
-    from .datasets import write_top
 
     cls = fields["class"]
     dest = open_dest(doc["dest"], ctx.scratch)
@@ -312,19 +319,31 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     if order is None:  # the job is being removed by the last class's finish: a late copy
         return
     if all(published(dest, doc, c) for c in order):
-        names = sorted(set(order) | set(doc["skip"]))
-        if doc.get("kind") == "tables":
-            from ..tables.corpus import TablesResult, write_top as write_tables_top
+        _write_top(store, doc, dest, order)
 
-            empty = sorted(set(doc["options"]["classes"]) - set(names))
-            write_tables_top(dest, doc["out"], doc["dest"], TablesResult(doc["dest"], inputs=doc["inputs"]), names,
-                             empty, doc["fingerprint"])
-        else:
-            write_top(dest, doc["out"], doc["dest"], doc["inputs"], names, {}, doc["fingerprint"])
-        for key in store.list(""):
-            if key != "job.json":
-                store.delete(key)
-        store.delete("job.json")  # last: a late duplicate task then finds the merge finished
+
+def _write_top(store, doc: dict, dest, order: list[str]) -> None:
+    """Every class is published: ``DEST/summary.json``, then the job's files go."""
+    from .datasets import write_top
+
+    names = sorted(set(order) | set(doc["skip"]))
+    if doc.get("kind") == "tables":
+        from ..tables.corpus import TablesResult, write_top as write_tables_top
+
+        empty = sorted(set(doc["options"]["classes"]) - set(names))
+        write_tables_top(dest, doc["out"], doc["dest"], TablesResult(doc["dest"], inputs=doc["inputs"]), names,
+                         empty, doc["fingerprint"])
+    else:
+        write_top(dest, doc["out"], doc["dest"], doc["inputs"], names, {}, doc["fingerprint"])
+    remove_job(store)
+
+
+def remove_job(store) -> None:
+    """Every file of the job, ``job.json`` last: a late duplicate task then finds the merge finished."""
+    for key in store.list(""):
+        if key != "job.json":
+            store.delete(key)
+    store.delete("job.json")
 
 
 STAGES = {"runs": _runs, "compact": _compact, "plan": _plan, "range": _range, "finish": _finish}

@@ -231,3 +231,184 @@ def test_tables_on_the_fleet_make_the_local_tables(fleet, extracted, tmp_path):
         else:
             assert got == data, key
     assert fleet.counts(dlq) == (0, 0)
+
+
+def _runs_by_hand(fleet, url: str, tmp_path, monkeypatch) -> None:
+    """Take the job's runs task off the queue and run it as `quadfleet work` would, but lose every message it
+    sends (the next stage's plan tasks): a chain broken between two stages."""
+    from fleet_helpers import fleet_env
+
+    from quadfleet.coordinator.subsets.fleet import handle_task
+    from quadfleet.worker.queue.messages import parse_message
+
+    for k, v in fleet_env(fleet.endpoint).items():
+        if k.startswith("AWS_"):
+            monkeypatch.setenv(k, v)
+    got = wait_until(lambda: fleet.sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1, VisibilityTimeout=60)
+                     .get("Messages"), 30, "the runs task")
+    item = parse_message(got[0]["Body"])
+    assert item.task == "subsets-runs"
+    lost = []
+    handle_task(item.task, item.job, item.fields, str(tmp_path / "by-hand"), lambda: False, lost.append)
+    fleet.sqs.delete_message(QueueUrl=url, ReceiptHandle=got[0]["ReceiptHandle"])
+    assert len(lost) >= 10 and all('"subsets-plan"' in body for body in lost)
+
+
+def test_a_merge_whose_tasks_were_lost_says_what_it_waits_for_and_sends_them_again(fleet, extracted, tmp_path,
+                                                                                    monkeypatch):
+    """Issue 52: a merge stood at `runs 1/1, ranges 0/0, classes 0/?` for 400 s, saying nothing. Here the plan
+    tasks the runs task sent are lost (as a message SQS dead-letters while a slow worker holds it would be):
+    once nothing has moved for the stall time, the waiting command names the tasks it waits for and how the
+    queue stands, finds no message left to run them, sends them again, and the merge ends as the local one."""
+    out_dir, local = extracted
+    for path in sorted(p for p in out_dir.rglob("*") if p.is_file()):
+        fleet.put("out", f"lost/{path.relative_to(out_dir).as_posix()}", path)
+    url, dlq = fleet.create_queue("lost")
+    dest = "s3://out/lost-merged"
+    command = fleet.start("subsets", "s3://out/lost", "--out", dest, "--queue-url", url, "--memory-mb", "1000",
+                          *MERGE[2:], extra_env={"QUADFLEET_STALL_SECONDS": "6"})
+    _runs_by_hand(fleet, url, tmp_path, monkeypatch)
+    workers = [fleet.worker(url, processes=1, idle_exit=None) for _ in range(2)]
+    assert command.wait(240) == 0, command.log() + "".join(w.log() for w in workers)
+    log = command.log()
+    said = re.search(r"no progress for \d+ s: waiting for (subsets-plan \w+(, subsets-plan \w+)*)( and (\d+) more)?; "
+                     r"the work queue has 0 visible, 0 delayed, 0 in flight; its dead-letter queue has 0", log)
+    assert said, log
+    assert re.search(r"no message on the work queue for \d+ s: a task's message was lost; sent subsets-plan", log)
+    assert fleet.datasets(dest) == local_datasets(local)
+    assert not any(k.startswith(".merge/") for k in fleet.keys(dest)) and fleet.counts(dlq) == (0, 0)
+
+
+@pytest.mark.parametrize("context", [{"@vocab": "https://vocab.example/"}, "https://vocab.example/"],
+                         ids=["another-vocabulary", "no-data"])
+def test_a_merge_of_inputs_without_a_schema_org_class_fails_as_a_local_one(fleet, tmp_path, context):
+    """A local merge of inputs without a schema.org class says there is nothing to merge. On the fleet, inputs
+    whose data is of another vocabulary waited for ever (the runs task found no class, so no plan was ever sent),
+    and inputs with no data (a remote context, not loaded) made a job of no task, which the command then called
+    gone. Now both say what a local merge says."""
+    from fleet_helpers import build_slow_archive
+
+    archive = build_slow_archive(tmp_path / "other.warc.gz", pages=3, items=2, context=context)
+    out = tmp_path / "out"
+    res = subprocess.run(CLI + ["extract", str(archive), "--out", str(out), "--quiet"], env=fleet.env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    local = subprocess.run(CLI + ["subsets", str(out), "--out", str(tmp_path / "local"), "--quiet"], env=fleet.env,
+                           capture_output=True, text=True, timeout=120)
+    assert local.returncode == 2 and "no page of a committed input belongs to a schema.org class" in local.stderr
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        fleet.put("out", f"other/{path.relative_to(out).as_posix()}", path)
+    url, _ = fleet.create_queue("other")
+    worker = fleet.worker(url, processes=1, idle_exit=None)
+    res = fleet.cli("subsets", "s3://out/other", "--out", "s3://out/other-merged", "--queue-url", url, "--quiet",
+                    timeout=120)
+    assert res.returncode == 2, res.stderr + worker.log()
+    assert res.stderr.strip().splitlines()[-1] == local.stderr.strip().splitlines()[-1].replace(str(out), "s3://out/other"), res.stderr + worker.log()
+    # data of another vocabulary is read by a runs task, which finds no class; no data is refused before any task
+    assert ("1 runs task sent" in res.stderr) == isinstance(context, dict), res.stderr
+    assert fleet.keys("s3://out/other-merged") == set()  # the job removed, nothing published
+
+
+def test_the_watch_says_nothing_while_the_merge_moves_and_sends_again_only_when_the_queue_stayed_empty():
+    from quadfleet.coordinator.subsets.fleet_watch import RESENDS, Awaited, GaveUp, QueueLook, Watch
+
+    tasks = [Awaited("subsets-plan Product", "p"), Awaited("subsets-plan Event", "e")]
+    sent: list[str] = []
+    queue = {"look": QueueLook(0, 0, 1, 0)}
+    watch = Watch(stall=10)
+
+    def see(line: str, now: float) -> list[str]:
+        return watch.see(line, now, lambda: tasks, lambda: queue["look"], sent.append)
+
+    assert see("runs 0/1", 0) == [] and see("runs 1/1", 5) == [] and see("runs 1/1", 14) == []
+    said = see("runs 1/1", 15)  # 10 s without a change: said once, nothing sent (a message is in flight)
+    assert said == ["no progress for 10 s: waiting for subsets-plan Product, subsets-plan Event; the work queue "
+                    "has 0 visible, 0 delayed, 1 in flight; its dead-letter queue has 0"] and sent == []
+    assert see("runs 1/1", 20) == []  # not again before another stall
+    queue["look"] = QueueLook(0, 0, 0, 0)
+    assert see("runs 1/1", 24) == []
+    said = see("runs 1/1", 25)  # said again; the queue had a message at 20 s: not yet
+    assert len(said) == 1 and sent == []
+    for now in range(26, 35):
+        assert see("runs 1/1", now) == []
+    said = see("runs 1/1", 35)  # empty since 20 s... seen empty for 10 s from 25: sent again
+    assert len(said) == 2 and "sent subsets-plan Product, subsets-plan Event again" in said[1] and sent == ["p", "e"]
+    assert see("runs 1/1, ranges 0/3", 36) == []  # it moves again: quiet
+    now = 36
+    with pytest.raises(GaveUp, match="sent again 3 times"):
+        for _ in range(RESENDS + 1):
+            for _ in range(11):
+                now += 1
+                see("runs 1/1, ranges 0/3", now)
+    assert sent.count("p") == RESENDS
+
+
+def test_a_merge_whose_classes_are_all_published_already_writes_the_summary_and_ends(fleet, extracted):
+    """A merge stopped after its last class was published but before DEST/summary.json: the same command again
+    skips every class, so its runs task found no class to merge, and the job waited for ever at `runs 1/1,
+    ranges 0/0, classes 0/?` (the issue's stall). It ends now, with the summary a local run writes."""
+    out_dir, local = extracted
+    for path in sorted(p for p in out_dir.rglob("*") if p.is_file()):
+        fleet.put("out", f"again/{path.relative_to(out_dir).as_posix()}", path)
+    dest = "s3://out/again-merged"
+    for path in sorted(p for p in local.rglob("*") if p.is_file() and p.relative_to(local).as_posix() != "summary.json"):
+        fleet.put("out", f"again-merged/{path.relative_to(local).as_posix()}", path)
+    url, dlq = fleet.create_queue("again")
+    worker = fleet.worker(url, processes=1, idle_exit=None)
+    res = fleet.cli("subsets", "s3://out/again", "--out", dest, "--queue-url", url, *MERGE, timeout=120)
+    assert res.returncode == 0, res.stderr + worker.log()
+    assert "already merged" in res.stderr, res.stderr
+    assert _summary(fleet.json(dest, "summary.json"))["classes"] == _summary(
+        json.loads((local / "summary.json").read_text()))["classes"]
+    assert not any(k.startswith(".merge/") for k in fleet.keys(dest)) and fleet.counts(dlq) == (0, 0)
+
+
+def test_awaited_names_the_tasks_a_job_waits_for_at_each_stage():
+    """From the job's files alone: the runs tasks without their commit; the plans never sent (a runs task
+    again); a class's compact tasks of the current level, then its plan; its ranges without their figures, then
+    its finish; and, every class published but the summary never written, the last finish again."""
+    from quadfleet.coordinator.subsets.fleet_watch import awaited
+
+    class Store(dict):
+        def list(self, prefix: str) -> list[str]:
+            return sorted(k for k in self if k.startswith(prefix))
+
+        def read_bytes(self, key: str) -> bytes:
+            if key not in self:
+                raise FileNotFoundError(key)
+            return self[key]
+
+    class Dest:
+        published: set[str] = set()
+
+        def read_summary(self, cls: str):
+            return {"fingerprint": "f"} if cls in self.published else None
+
+    doc = {"kind": "subsets", "groups": 3, "fingerprint": "f"}
+    store, dest = Store({"runs-done/g00001.json": b"{}"}), Dest()
+
+    def names() -> list[str]:
+        return [t.name for t in awaited("s3://b/d/.merge/j", store, dest, doc)]
+
+    assert names() == ["subsets-runs group 0", "subsets-runs group 2"]
+    body = json.loads(awaited("s3://b/d/.merge/j", store, dest, doc)[0].body)
+    assert body == {"quadfleet": 1, "task": "subsets-runs", "job": "s3://b/d/.merge/j", "group": 0}
+    store.update({"runs-done/g00000.json": b"{}", "runs-done/g00002.json": b"{}"})
+    assert names() == ["subsets-runs group 0"]
+    store["classes.json"] = json.dumps(["Product", "Event", "Place"]).encode()
+    assert names() == ["subsets-plan Product", "subsets-plan Event", "subsets-plan Place"]
+    store["classes/Product/compact/0.json"] = json.dumps([["a", "b"], ["c", "d"], ["e"]]).encode()
+    store["classes/Product/compact/0-done/00001"] = b""
+    store["classes/Event/plan.json"] = json.dumps({"count": 3}).encode()
+    store["classes/Event/ranges/00001.json"] = b"{}"
+    store["classes/Event/ranges/00001.lookup.csv"] = b""
+    dest.published = {"Place"}
+    assert names() == ["subsets-compact Product level 0 group 0", "subsets-compact Product level 0 group 2",
+                       "subsets-range Event 0", "subsets-range Event 2"]
+    store.update({"classes/Product/compact/0-done/00000": b"", "classes/Product/compact/0-done/00002": b""})
+    assert names()[0] == "subsets-compact Product level 0 group 0"  # the level done, compacted.json not written
+    store["classes/Product/compacted.json"] = json.dumps({"level": 0, "runs": []}).encode()
+    store.update({"classes/Event/ranges/00000.json": b"{}", "classes/Event/ranges/00002.json": b"{}"})
+    assert names() == ["subsets-plan Product", "subsets-finish Event"]
+    dest.published = {"Place", "Event", "Product"}
+    assert names() == ["subsets-finish Place"]
