@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import signal
 import sys
 import urllib.request
 from collections import Counter
@@ -12,6 +13,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A shell that starts a command in the background (`python3 -m pytest &`, a CI step run without job control) makes
+# it ignore SIGINT, and every process it starts inherits that: the tests that press Ctrl-C on a command would find
+# it ignored. The commands the tests start get the default disposition, as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 CORPUS = Path(os.environ.get("QUADFLEET_CORPUS", REPO.parent / "shared" / "corpus"))
 
 

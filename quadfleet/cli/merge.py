@@ -57,7 +57,7 @@ def cmd_subsets(args) -> int:
                         compression=args.compression, memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in,
                         mode=args.mode, ranges=args.ranges, repairs=repairs)
     if args.queue_url:
-        from ..coordinator.subsets.fleet_run import run_on_fleet
+        from ..coordinator.subsets.fleet.command import run_on_fleet
 
         return run_on_fleet(out, dest, opts, args.queue_url, wait=not args.no_wait, console=console(stderr=True),
                             show_progress=not args.quiet)
@@ -82,7 +82,7 @@ def cmd_tables(args) -> int:
                         json=args.format == "json", classes=run_config.subset_classes, repair=run_config.repair_tables,
                         memory_bytes=int(args.memory_mb * 2**20), fan_in=args.fan_in, **cleaning)
     if args.queue_url:
-        from ..coordinator.subsets.fleet_run import run_on_fleet
+        from ..coordinator.subsets.fleet.command import run_on_fleet
 
         return run_on_fleet(out, dest, opts, args.queue_url, wait=not args.no_wait, console=console(stderr=True),
                             show_progress=not args.quiet, kind="tables")

@@ -310,7 +310,7 @@ def test_a_merge_of_inputs_without_a_schema_org_class_fails_as_a_local_one(fleet
 
 
 def test_the_watch_says_nothing_while_the_merge_moves_and_sends_again_only_when_the_queue_stayed_empty():
-    from quadfleet.coordinator.subsets.fleet_watch import RESENDS, Awaited, GaveUp, QueueLook, Watch
+    from quadfleet.coordinator.subsets.fleet.watch import RESENDS, Awaited, GaveUp, QueueLook, Watch
 
     tasks = [Awaited("subsets-plan Product", "p"), Awaited("subsets-plan Event", "e")]
     sent: list[str] = []
@@ -367,7 +367,7 @@ def test_awaited_names_the_tasks_a_job_waits_for_at_each_stage():
     """From the job's files alone: the runs tasks without their commit; the plans never sent (a runs task
     again); a class's compact tasks of the current level, then its plan; its ranges without their figures, then
     its finish; and, every class published but the summary never written, the last finish again."""
-    from quadfleet.coordinator.subsets.fleet_watch import awaited
+    from quadfleet.coordinator.subsets.fleet.watch import awaited
 
     class Store(dict):
         def list(self, prefix: str) -> list[str]:

@@ -375,7 +375,7 @@ def test_the_docs_datatrove_example_runs(tmp_path):
     pytest.importorskip("datatrove")
     page = (REPO / "docs" / "engines.md").read_text(encoding="utf-8")
     block = re.search(r"## In a datatrove pipeline\n.*?```python\n(.*?)```", page, re.S).group(1)
-    build_sample(tmp_path / "crawl" / "sample.warc.gz")
+    build_sample(tmp_path / "sample-out" / "input" / "quadfleet-sample.warc.gz")  # what `quadfleet sample` makes
     (tmp_path / "example.py").write_text(block, encoding="utf-8")  # a script, as users save it: its workers import it
     run = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -157,10 +157,10 @@ def test_a_bad_input_is_recorded_and_the_others_committed(runs):
     code, _, stderr, out = runs["spark"]
     bad = spec(str(runs["bad"]))
     assert code == 1
-    assert errors(out)[bad.id].startswith("not a WARC/ARC archive")
-    assert "cut short" in errors(out)[spec(str(good_archives()[-1])).id]
+    assert errors(out)[bad.failure_id].startswith("not a WARC/ARC archive")  # (errors/ is keyed by location)
+    assert "cut short" in errors(out)[spec(str(good_archives()[-1])).failure_id]
     assert [line for line in stderr.splitlines() if line.startswith(f"failed {runs['bad']}:")] == \
-        [f"failed {runs['bad']}: {errors(out)[bad.id]}"], stderr
+        [f"failed {runs['bad']}: {errors(out)[bad.failure_id]}"], stderr
     assert {p.name for p in (out / "done").iterdir()} == {spec(str(p)).id for p in good_archives()[:-1]}
     assert "Traceback" not in stderr
 

@@ -1,7 +1,7 @@
 """The command's side of a merge on the fleet (``subsets`` or ``tables`` with ``--queue-url``): decide the
 job, send its runs tasks, wait with progress.
 
-The merge itself goes on without this process (:mod:`.fleet`): waiting only reads the job's state under
+The merge itself goes on without this process (:mod:`.job`): waiting only reads the job's state under
 DEST, so Ctrl-C, ``--no-wait`` or a closed laptop stop nothing; the same command again waits for the same
 job (it is named by the inputs' and settings' fingerprint) instead of starting another.
 """
@@ -9,24 +9,24 @@ from __future__ import annotations
 
 import time
 
-from ..screen import plural
-from .fleet import POLL, progress, start
-from .fleet_tasks import maybe_json, remove_job
-from .fleet_watch import GaveUp, Watch, awaited, look_at_queue, stall_seconds
-from .datasets import NO_CLASS, SubsetsError, prepare
-from .preflight import say_skipped
-from .schedule import reading
+from ...screen import plural
+from .job import POLL, progress, start
+from .stages import maybe_json, remove_job
+from .watch import GaveUp, Watch, awaited, look_at_queue, stall_seconds
+from ..datasets import NO_CLASS, SubsetsError, prepare
+from ..preflight import say_skipped
+from ..schedule import reading
 
 
 def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console, show_progress: bool,
                  kind: str = "subsets") -> int:
     """``quadfleet subsets`` (or ``tables``, ``kind``) ``--queue-url``: the exit status."""
-    from ...worker.aws import client, region_of_queue, require, retried
+    from ....worker.aws import client, region_of_queue, require, retried
 
     started = time.monotonic()
     groups = options = None
     if kind == "tables":
-        from ..tables.corpus import data_groups, fleet_options, prepare as prepare_tables
+        from ...tables.corpus import data_groups, fleet_options, prepare as prepare_tables
 
         plan, _ = prepare_tables(out, dest, opts)
         groups, options = data_groups(plan.inputs, opts.memory_bytes), fleet_options(opts)
@@ -41,7 +41,7 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
     if not groups:  # no input holds data to read: nothing for the fleet, and the job would wait for ever
         if kind == "subsets":
             raise SubsetsError(NO_CLASS.format(out=out))
-        from ..tables.corpus import run_tables  # reads nothing; writes DEST/summary.json as a local run does
+        from ...tables.corpus import run_tables  # reads nothing; writes DEST/summary.json as a local run does
 
         result = run_tables(out, dest, opts, 1, None, console, False)
         console.print(f"no input has a row of {', '.join(opts.classes)}: nothing for the fleet; {dest}/summary.json "
@@ -65,15 +65,15 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
                       soft_wrap=True)
     if not wait:
         return 0
-    from ...worker.queue.sqs import queue_info
+    from ....worker.queue.sqs import queue_info
 
     dead_letters = queue_info(sqs, queue_url).dead_letter_url
     watch = Watch(stall_seconds())
 
     def stalled(line: str) -> list[str]:
         """What to say when the merge stands still (and the awaited tasks sent again, if none is queued)."""
-        from ...worker.output.s3 import S3Store
-        from .dest import open_dest
+        from ....worker.output.s3 import S3Store
+        from ..dest import open_dest
 
         store = S3Store(job)
         doc = maybe_json(store, "job.json")
@@ -92,14 +92,14 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
 def _wait(job: str, out: str, dest: str, fingerprint: str, console, show_progress: bool, started: float,
           stalled, kind: str) -> int:
     """Until DEST/summary.json says the job's classes are complete, or a task was dead-lettered.
-    ``stalled(line)``: what to say after each look (:class:`.fleet_watch.Watch`: nothing while the merge moves)."""
+    ``stalled(line)``: what to say after each look (:class:`.watch.Watch`: nothing while the merge moves)."""
     shown: set[str] = set()
     planned: dict[str, int] = {}
     last = None
     while True:
         state = progress(job, dest, fingerprint, planned)
         if state["classes"] == [] and not state["skip"] and kind == "subsets":  # as a local run says it
-            from ...worker.output.s3 import S3Store
+            from ....worker.output.s3 import S3Store
 
             remove_job(S3Store(job))
             raise SubsetsError(NO_CLASS.format(out=out))

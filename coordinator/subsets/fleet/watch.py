@@ -1,12 +1,12 @@
 """What a merge on the fleet waits for, when it stops moving (issue 52: a merge once stood at ``runs 1/1,
 ranges 0/0, classes 0/?`` for 400 s, saying nothing).
 
-Each stage of a merge commits under the job, then sends the next stage's tasks (:mod:`.fleet`). So from the
+Each stage of a merge commits under the job, then sends the next stage's tasks (:mod:`.job`). So from the
 job's files alone one can name the tasks the merge waits for: the runs tasks without their commit, the compact
 tasks of the current level, a class's plan, its ranges without their figures, its finish. :func:`awaited`
 names them, as the very messages that would run them.
 
-The command waiting for the merge (:func:`.fleet_run.run_on_fleet`) uses them when nothing has moved for
+The command waiting for the merge (:func:`.command.run_on_fleet`) uses them when nothing has moved for
 ``QUADFLEET_STALL_SECONDS`` (120 s): it says what it waits for and how the queue stands; and when, over that
 long, no message was visible, delayed or in flight on the work queue, none is left to run them: a task's
 message was lost (a worker killed between a commit and its next stage's send would have its message back, but
@@ -22,7 +22,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from .fleet_tasks import maybe_json, message, published, task_name
+from .stages import maybe_json, message, published, task_name
 
 RESENDS = 3     # times one task is sent again before the merge is given up, naming it
 

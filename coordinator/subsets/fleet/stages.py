@@ -1,5 +1,5 @@
-"""The stages of a merge on the fleet, one per task message (:mod:`.fleet` holds the job and the command's side,
-and :func:`.fleet.handle_task` runs one message): ``runs`` sorts a group of inputs into runs, ``compact`` merges a
+"""The stages of a merge on the fleet, one per task message (:mod:`.job` holds the job and the command's side,
+and :func:`.job.handle_task` runs one message): ``runs`` sorts a group of inputs into runs, ``compact`` merges a
 class's runs a fan-in at a time, ``plan`` cuts a class into key ranges, ``range`` merges one, ``finish`` publishes
 the class (and, for the last class, the merge). Each commits what it wrote under the job before its message goes,
 and sends the next stage's tasks once its own stage is complete."""
@@ -9,8 +9,8 @@ import json
 import time
 from pathlib import Path
 
-from ...worker.errors import Interrupted
-from .dest import SUMMARY
+from ....worker.errors import Interrupted
+from ..dest import SUMMARY
 
 
 def message(task: str, job: str, **fields) -> str:
@@ -29,7 +29,7 @@ def ref_doc(ref) -> dict:
 
 def ref_of(doc: dict):
     """An input reference from its JSON (:func:`ref_doc`)."""
-    from .inputs import InputRef
+    from ..inputs import InputRef
 
     return InputRef(doc["id"], tuple(doc["pages"]) if doc["pages"] else None,
                     tuple(tuple(d) if d else None for d in doc["data"]), tuple(tuple(x) for x in doc["legacy"]))
@@ -64,18 +64,18 @@ def published(dest, doc: dict, cls: str) -> bool:
 
 def _options(doc: dict):
     if doc.get("kind") == "tables":
-        from ..tables.options import TableOptions
+        from ...tables.options import TableOptions
 
         return TableOptions(**{**doc["options"], "classes": tuple(doc["options"]["classes"])})
-    from .merge import MergeOptions
+    from ..merge import MergeOptions
 
     return MergeOptions(**doc["options"])
 
 
 def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Sort a group of inputs into runs per class, upload them, commit ``runs-done/gNNNNN.json``."""
-    from .read import make_runs
-    from .tasks import fetcher
+    from ..read import make_runs
+    from ..tasks import fetcher
 
     i = fields["group"]
     name = f"g{i:05d}"
@@ -84,7 +84,7 @@ def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         group = [ref_of(r) for r in json.loads(store.read_bytes(f"groups/{name}.json"))]
         fetch = fetcher(doc["out"], ctx.scratch)
         if doc.get("kind") == "tables":
-            from ..tables.read import make_table_runs
+            from ...tables.read import make_table_runs
 
             res = make_table_runs(group, fetch, ctx.scratch, opts.memory_bytes, name, opts.classes,
                                   frozenset(doc["skip"]), ctx.check, opts.listing_page_entities, opts.repair)
@@ -107,7 +107,7 @@ def _runs(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
 def _send_plans(store, job: str, doc: dict, ctx: Context) -> None:
     """Every runs task is committed: each class's figures summed once over their commits (as a local run
     sums its runs tasks' results) into ``classes/<Class>/runs.json``, then one plan task per class."""
-    from .schedule import ClassWork
+    from ..schedule import ClassWork
 
     classes: dict[str, ClassWork] = {}
     for key in sorted(store.list("runs-done/")):
@@ -125,7 +125,7 @@ def _send_plans(store, job: str, doc: dict, ctx: Context) -> None:
         # every class already merged (a run stopped before DEST/summary.json), or no row in any class of the
         # tables: done, as a local run is. (No class at all for the subsets: the waiting command fails as a
         # local run does, and removes the job.)
-        from .dest import open_dest
+        from ..dest import open_dest
 
         _write_top(store, doc, open_dest(doc["dest"], ctx.scratch), [])
         return
@@ -136,9 +136,9 @@ def _send_plans(store, job: str, doc: dict, ctx: Context) -> None:
 
 def _plan(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Cut a class into PLD ranges from its runs' indexes, mark the class incomplete, send its range tasks."""
-    from .dest import open_dest
-    from .ranges import plan
-    from .schedule import ClassWork
+    from ..dest import open_dest
+    from ..ranges import plan
+    from ..schedule import ClassWork
 
     cls = fields["class"]
     key = f"classes/{cls}/plan.json"
@@ -196,7 +196,7 @@ def _compact(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Merge one group of a class's runs into one run (uploaded with its index, then its commit). The last
     group of a level records the level's runs in ``compacted.json``, deletes the runs they were made of,
     and sends the class's plan task again (which plans it, or compacts once more)."""
-    from .extsort import compact
+    from ..extsort import compact
 
     cls, level, g = fields["class"], fields["level"], fields["group"]
     groups = json.loads(store.read_bytes(f"classes/{cls}/compact/{level}.json"))
@@ -235,9 +235,9 @@ def _bytes(text: str | None) -> bytes | None:
 def _range(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Merge one range: its spans of each run fetched by byte range, its part put in DEST, its files under
     the job (the figures last)."""
-    from .dest import open_dest
-    from .extsort import Span
-    from .merge import RANGES_DIR, merge_range
+    from ..dest import open_dest
+    from ..extsort import Span
+    from ..merge import RANGES_DIR, merge_range
 
     cls, r = fields["class"], fields["range"]
     stem = f"classes/{cls}/ranges/{r:05d}"
@@ -256,7 +256,7 @@ def _range(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
         build.mkdir()
         dest = open_dest(doc["dest"], ctx.scratch)
         if doc.get("kind") == "tables":
-            from ..tables.write import merge_range as merge_tables_range
+            from ...tables.write import merge_range as merge_tables_range
 
             columns = json.loads(store.read_bytes(f"classes/{cls}/runs.json"))["columns"]
             merge_tables_range(cls, r, spans, ctx.scratch, build, opts, columns,
@@ -276,8 +276,8 @@ def _range(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
 
 def _publish(store, doc: dict, cls: str, dest, ctx: Context) -> None:
     """Join the class's ranges and publish it, summary last (unless this job has published it already)."""
-    from .merge import RANGES_DIR
-    from .tasks import summary_extra, task_finish
+    from ..merge import RANGES_DIR
+    from ..tasks import summary_extra, task_finish
 
     if published(dest, doc, cls):
         return
@@ -294,7 +294,7 @@ def _publish(store, doc: dict, cls: str, dest, ctx: Context) -> None:
         store.download(key, str(target))
     finish = task_finish
     if doc.get("kind") == "tables":
-        from ..tables.tasks import task_table_finish as finish
+        from ...tables.tasks import task_table_finish as finish
     finish(cls, str(build), count, doc["dest"], str(ctx.scratch), opts,
            summary_extra(doc["fingerprint"], opts, got["inputs"], got["bad_lines"], len(got["runs"]),
                          got.get("repairs"), fleet=True, compacted_to=len(planned["runs"])))
@@ -303,7 +303,7 @@ def _publish(store, doc: dict, cls: str, dest, ctx: Context) -> None:
 def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
     """Join the class's ranges and publish it (summary last); remove its runs and range files; the last
     class also writes DEST/summary.json and removes the job."""
-    from .dest import open_dest
+    from ..dest import open_dest
 
     cls = fields["class"]
     dest = open_dest(doc["dest"], ctx.scratch)
@@ -324,11 +324,11 @@ def _finish(store, job: str, doc: dict, fields: dict, ctx: Context) -> None:
 
 def _write_top(store, doc: dict, dest, order: list[str]) -> None:
     """Every class is published: ``DEST/summary.json``, then the job's files go."""
-    from .datasets import write_top
+    from ..datasets import write_top
 
     names = sorted(set(order) | set(doc["skip"]))
     if doc.get("kind") == "tables":
-        from ..tables.corpus import TablesResult, write_top as write_tables_top
+        from ...tables.corpus import TablesResult, write_top as write_tables_top
 
         empty = sorted(set(doc["options"]["classes"]) - set(names))
         write_tables_top(dest, doc["out"], doc["dest"], TablesResult(doc["dest"], inputs=doc["inputs"]), names,

@@ -35,7 +35,7 @@ written: a worker killed in between makes the stage sent twice, which costs a ta
 is gone finds no ``job.json`` and does nothing either).
 
 This module holds the job and the command's side (start, progress, the pointers under OUT), and
-:func:`handle_task`, which runs one task message; the stages themselves are :mod:`.fleet_tasks`.
+:func:`handle_task`, which runs one task message; the stages themselves are :mod:`.stages`.
 """
 from __future__ import annotations
 
@@ -45,9 +45,9 @@ import shutil
 import time
 from pathlib import Path
 
-from ...worker.errors import QuadfleetError
-from .dest import SUMMARY
-from .fleet_tasks import STAGES, Context, maybe_json, message, published, ref_doc, task_name
+from ....worker.errors import QuadfleetError
+from ..dest import SUMMARY
+from .stages import STAGES, Context, maybe_json, message, published, ref_doc, task_name
 
 log = logging.getLogger("quadfleet.worker")
 MERGE_DIR = ".merge"
@@ -71,7 +71,7 @@ def start(plan, out: str, dest: str, queue_url: str, send, kind: str = "subsets"
     """Write the job under DEST and send its runs tasks (``send(body)``): the job's URL, and whether it was
     new (a job already there is left to the tasks it has). ``kind``: the command (subsets or tables), with
     its ``groups`` of inputs and ``options`` (its options as a dict); by default the subsets'."""
-    from ...worker.output.s3 import S3Store
+    from ....worker.output.s3 import S3Store
 
     job = job_url(dest, plan.fingerprint)
     store = S3Store(job)
@@ -116,7 +116,7 @@ def progress(job: str, dest: str, fingerprint: str, planned: dict[str, int]) -> 
     """Where the job stands: runs tasks committed, classes planned and complete, ranges merged, failures.
     ``planned``: the range counts of plans already read (kept by the caller: a plan does not change, and
     it holds every run's spans, so it is read once, not at every look)."""
-    from ...worker.output.s3 import S3Store
+    from ....worker.output.s3 import S3Store
 
     store = S3Store(job)
     top = S3Store(dest)
@@ -170,9 +170,9 @@ def _summary(store, cls: str) -> dict | None:
 def handle_task(task: str, job: str, fields: dict, scratch: str, stopping, send) -> None:
     """Run one merge task (``quadfleet work`` calls this for a task message). Raises Interrupted on a stop,
     TaskError (or QuadfleetError) for a failure worth recording, anything else transient or a bug."""
-    from ...worker.output.s3 import S3Store
-    from .dest import open_dest
-    from .read import InputFileError
+    from ....worker.output.s3 import S3Store
+    from ..dest import open_dest
+    from ..read import InputFileError
 
     store = S3Store(job, scratch=scratch)
     try:
