@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import build_real_pages_warc
+from conftest import build_real_pages_warc, corpus_path
+from golden.golden_subsets import real_pages_rows, real_pages_warc
 from quadfleet.worker import allocator
 from quadfleet.worker.output.compression import decompress, find_nquads
 from quadfleet.worker.output.layout import decode_stats
@@ -77,9 +78,9 @@ def test_same_nquads_with_either_malloc(tmp_path):
     lib = library()
     name = Path(lib).name.split(".so")[0].removeprefix("lib")
     warc = build_real_pages_warc(tmp_path / "real-pages.warc.gz")
-    second = tmp_path / "again" / "real-pages.warc.gz"  # (another path: another input id)
-    second.parent.mkdir()
-    second.write_bytes(warc.read_bytes())
+    # the same pages in the other order: another archive, so another input (a copy would be the same input)
+    folder = corpus_path("real-pages")
+    second = real_pages_warc(folder, tmp_path / "again" / "real-pages.warc.gz", rows=real_pages_rows(folder)[::-1])
     lines = {}
     for mode, setting, want in (("preloaded", "auto", f"{name} (preloaded)"),
                                 ("system", "", "system (the default)")):
