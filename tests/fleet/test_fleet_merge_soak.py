@@ -19,7 +19,6 @@ The soak the issue asks for, by hand (figures printed with -s):
 """
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import random

@@ -17,7 +17,6 @@ fails the merge, naming it.
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass, field
