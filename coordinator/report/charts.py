@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 CHART_DIR = "charts"
-_BAR = "#3b6ea8"
-_BAR2 = "#e08a2c"
+BAR = "#3b6ea8"
+BAR2 = "#e08a2c"
 
 
 # -- numbers as people read them ------------------------------------------------------------------------
@@ -50,7 +50,15 @@ def short_iri(iri: str, width: int = 48) -> str:
 
 # -- charts -------------------------------------------------------------------------------------------------
 
-def _plt():
+def charts_available() -> bool:
+    """Whether matplotlib is installed: the charts are left out without it (workers install quadfleet
+    without the plotting stack; ``pip install 'quadfleet[report]'`` brings it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -59,7 +67,7 @@ def _plt():
     return plt
 
 
-def _hbar(ax, labels: list[str], values: list[float], title: str, color: str = _BAR,
+def _hbar(ax, labels: list[str], values: list[float], title: str, color: str = BAR,
           bounds: list[list[int]] | None = None) -> None:
     y = list(range(len(labels)))
     xerr = None
@@ -75,7 +83,7 @@ def _hbar(ax, labels: list[str], values: list[float], title: str, color: str = _
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.xaxis.set_major_formatter(_thousands())
+    ax.xaxis.set_major_formatter(thousands())
     ax.grid(axis="x", color="#ddd", linewidth=0.6)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
@@ -84,7 +92,7 @@ def _hbar(ax, labels: list[str], values: list[float], title: str, color: str = _
         ax.text(0.5, 0.5, "none", transform=ax.transAxes, ha="center", va="center", color="#888")
 
 
-def _thousands():
+def thousands():
     from matplotlib.ticker import FuncFormatter
 
     def f(x, _pos):
@@ -96,74 +104,74 @@ def _thousands():
     return FuncFormatter(f)
 
 
-def _save(fig, path: Path) -> None:
+def save(fig, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100, facecolor="white")
-    _plt().close(fig)
+    pyplot().close(fig)
 
 
 def chart_overview(s: dict, path: Path) -> None:
-    plt = _plt()
+    plt = pyplot()
     o = s["overview"]
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 2.6))
     _hbar(a, ["HTML pages", "passed the prefilter", "with triples"],
           [o["html_pages"], o["pages_parsed"], o["pages_with_triples"]], "Pages")
     _hbar(b, ["PLDs", "PLDs with triples", "hosts", "hosts with triples"],
           [o["plds"], o["plds_with_triples"], o["hosts"], o["hosts_with_triples"]], "Pay-level domains and hosts",
-          color=_BAR2, bounds=[o["plds_bounds"], o["plds_with_triples_bounds"], o["hosts_bounds"],
+          color=BAR2, bounds=[o["plds_bounds"], o["plds_with_triples_bounds"], o["hosts_bounds"],
                                o["hosts_with_triples_bounds"]])
-    _save(fig, path)
+    save(fig, path)
 
 
 def chart_formats(s: dict, path: Path) -> None:
-    plt = _plt()
+    plt = pyplot()
     fmts = list(s["formats"])
     f = s["formats"]
     fig, axes = plt.subplots(1, 4, figsize=(14, 0.8 + 0.32 * max(len(fmts), 3)), sharey=True)
     _hbar(axes[0], fmts, [f[x]["pages"] for x in fmts], "Pages with triples")
-    _hbar(axes[1], fmts, [f[x]["plds"] for x in fmts], "PLDs with triples", color=_BAR2,
+    _hbar(axes[1], fmts, [f[x]["plds"] for x in fmts], "PLDs with triples", color=BAR2,
           bounds=[f[x]["plds_bounds"] for x in fmts])
     _hbar(axes[2], fmts, [f[x]["typed_entities"] for x in fmts], "Typed entities")
     _hbar(axes[3], fmts, [f[x]["triples"] for x in fmts], "Triples")
-    _save(fig, path)
+    save(fig, path)
 
 
 def chart_classes(s: dict, fmt: str, by_entities: list[dict], by_plds: list[dict], pairs: list[dict],
                   path: Path) -> None:
-    plt = _plt()
+    plt = pyplot()
     n = max(len(by_entities), len(pairs), 3)
     fig, axes = plt.subplots(1, 3, figsize=(16, 1.0 + 0.28 * n))
     _hbar(axes[0], [short_iri(r["class"], 40) for r in by_entities], [r["entities"] for r in by_entities],
           f"{fmt}: top classes by entities")
     _hbar(axes[1], [short_iri(r["class"], 40) for r in by_plds], [r["plds"] for r in by_plds],
-          f"{fmt}: top classes by PLDs", color=_BAR2, bounds=[r["plds_bounds"] for r in by_plds])
+          f"{fmt}: top classes by PLDs", color=BAR2, bounds=[r["plds_bounds"] for r in by_plds])
     _hbar(axes[2], [short_iri(r["class"], 26) + " / " + short_iri(r["property"], 26).rsplit("/", 1)[-1]
                     for r in pairs], [r["entities"] for r in pairs], "top class/property pairs")
-    _save(fig, path)
+    save(fig, path)
 
 
 def chart_plds(title: str, tops: dict, path: Path) -> None:
-    plt = _plt()
+    plt = pyplot()
     t, p = tops["by_triples"], tops["by_pages"]
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 1.0 + 0.28 * max(len(t), len(p), 3)))
     _hbar(a, [r["pld"] for r in t], [r["triples"] for r in t], f"{title}: top PLDs by triples",
           bounds=[r["triples_bounds"] for r in t])
     _hbar(b, [r["pld"] for r in p], [r["pages"] for r in p], f"{title}: top PLDs by pages with triples",
-          color=_BAR2, bounds=[r["pages_bounds"] for r in p])
-    _save(fig, path)
+          color=BAR2, bounds=[r["pages_bounds"] for r in p])
+    save(fig, path)
 
 
 def chart_errors(s: dict, top: int, path: Path) -> None:
-    plt = _plt()
+    plt = pyplot()
     kinds = list(s["errors"]["by_kind"].items())[:top]
     fig, ax = plt.subplots(figsize=(10, 1.0 + 0.28 * max(len(kinds), 3)))
     _hbar(ax, [k for k, _ in kinds], [v for _, v in kinds], "Problems counted, by kind", color="#b5473a")
-    _save(fig, path)
+    save(fig, path)
 
 
 def chart_quality(s: dict, path: Path) -> None:
     """Per checked format, the quads with each kind of error (counts: the shares are in the table beside)."""
-    plt = _plt()
+    plt = pyplot()
     q = s["quality"]
     fmts = [f for f, figures in q["formats"].items() if any(k["quads"] for k in figures["kinds"].values())]
     kinds = list(q["all_formats"]["kinds"])
@@ -173,4 +181,4 @@ def chart_quality(s: dict, path: Path) -> None:
         per = q["formats"][fmt]["kinds"]
         _hbar(ax, kinds, [per[k]["quads"] if k in per else 0 for k in kinds], f"{fmt}: quads in error",
               color="#b5473a")
-    _save(fig, path)
+    save(fig, path)

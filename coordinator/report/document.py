@@ -29,7 +29,8 @@ def build_document(s: dict, ranked: dict, pairs: dict, images: dict) -> list:
     doc: list = [("h", 1, "Structured data in the crawl")]
     how = ("Distinct counts are exact." if d["method"] == "exact" else
            f"Distinct counts are HyperLogLog estimates (DataSketches, lg_k={d['lg_k']}) shown as "
-           f"≈estimate [lower – upper], bounds at {d['std_devs']} standard deviations (about 95 %); "
+           f"≈estimate [lower – upper], bounds at {d['std_devs']} standard deviations (about 95 %); the PLDs with "
+           "data per format and per class subset are Theta sketch estimates (they intersect: quadfleet compare); "
            "top PLDs come from frequent-items sketches, with their bounds.")
     psl = ", ".join(f"{v} ({plural(n, 'input')})" for v, n in s["psl"].items()) or "none"
     doc.append(("p", f"Source: {s['source']} · generated {s['generated']} · {how} "

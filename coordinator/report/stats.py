@@ -7,6 +7,11 @@ HLL sketches, whose estimates are reported with their error bounds (``STD_DEVS``
 The top PLDs by triples and by pages are exact counters in exact mode and DataSketches frequent-items
 sketches (with bounds) in sketch mode.
 
+``quadfleet compare`` needs more of the sites than their number: which PLDs two runs share, per format and per
+class. HLL sketches cannot be intersected, so in sketch mode the PLDs with data of each format and of each class
+subset are Theta sketches instead (``Partial.sites``), which can, and their counts are Theta's estimates, with the
+same number of entries (about the same error); in exact mode the sets are there.
+
 The schema.org errors profile (``quality_*`` and ``repairs``) follows the same split: its tables keyed by format,
 kind, class, property or repair rule add; its two tables keyed by what pages wrote, error quads per PLD and per
 term as written, grow with the crawl, so they are top counters like the PLDs' (exact, or bounded sketches that
@@ -93,6 +98,16 @@ def nothing_committed(store, out: str, command: str, what: str) -> str:
     return f"{command}: {out}: no committed input{why}: nothing to {what}"
 
 
+def is_site_key(key) -> bool:
+    """The distinct sets ``quadfleet compare`` intersects: the PLDs with data of a format, and of a class subset."""
+    return isinstance(key, tuple) and len(key) == 2 and key[0] in ("plds_with_triples", "subset_plds")
+
+
+def theta_lg_k(lg_k: int) -> int:
+    """The Theta sketches' size for the HLL sketches' ``lg_k`` (the same number of entries; Theta's least is 5)."""
+    return max(5, lg_k)
+
+
 def _add_into(dst: dict, src: dict) -> None:
     for k, v in src.items():
         if isinstance(v, dict):
@@ -120,6 +135,8 @@ class Partial:
     configs: Counter = field(default_factory=Counter)    # config hash -> inputs
     psl: Counter = field(default_factory=Counter)        # PSL snapshot version -> inputs
     schemaorg: Counter = field(default_factory=Counter)  # schema.org release -> inputs (unrecorded: 12.0)
+    quadfleet: Counter = field(default_factory=Counter)  # quadfleet version -> inputs
+    theta: dict = field(default_factory=dict)            # sketch mode: site key -> theta_union (see sites())
     unreadable: list = field(default_factory=list)       # (input id, reason)
 
     # -- folding one input (always exact) --------------------------------------------------------------
@@ -181,6 +198,7 @@ class Partial:
         if "schemaorg" not in versions:   # written before the release was recorded: every such version shipped 12.0
             nums["inputs_schemaorg_unrecorded"] = nums.get("inputs_schemaorg_unrecorded", 0) + 1
         self.schemaorg[str(versions.get("schemaorg", UNRECORDED_RELEASE))] += 1
+        self.quadfleet[str(versions.get("quadfleet", "none recorded"))] += 1
 
     def _quality(self, doc: dict) -> None:
         """The errors profile's PLD and term tables, as top counters: per kind (what a row's breakdown reads) and,
@@ -211,12 +229,22 @@ class Partial:
 
     def to_wire(self) -> bytes:
         state = {k: getattr(self, k) for k in ("numbers", "tables", "started", "finished", "configs", "psl",
-                                               "schemaorg", "unreadable")}
+                                               "schemaorg", "quadfleet", "unreadable")}
         if self.sketch:
             import datasketches as ds
 
+            sites = {}
+            for key, items in self.distinct.items():
+                if is_site_key(key):
+                    sk = ds.update_theta_sketch(theta_lg_k(self.lg_k))
+                    for item in items:
+                        sk.update(item)
+                    sites[key] = sk.compact().serialize()
+            state["sites"] = sites
             sketches = {}
             for key, items in self.distinct.items():
+                if key in sites:
+                    continue
                 sk = ds.hll_sketch(self.lg_k, ds.HLL_8)
                 for item in items:
                     sk.update(item)
@@ -242,9 +270,16 @@ class Partial:
         self.configs.update(state["configs"])
         self.psl.update(state["psl"])
         self.schemaorg.update(state["schemaorg"])
+        self.quadfleet.update(state.get("quadfleet", ()))
         self.unreadable += state["unreadable"]
         if self.sketch:
             import datasketches as ds
+
+            for key, blob in state.get("sites", {}).items():
+                u = self.theta.get(key)
+                if u is None:
+                    u = self.theta[key] = ds.theta_union(theta_lg_k(self.lg_k))
+                u.update(ds.compact_theta_sketch.deserialize(blob))
 
             for key, blob in state["distinct"].items():
                 u = self.distinct.get(key)
@@ -276,7 +311,10 @@ class Partial:
 
     def count(self, key) -> tuple[int, int, int]:
         """(estimate, lower, upper) distinct items under ``key``; lower == upper == estimate when exact."""
-        v = self.distinct.get(key)
+        if self.sketch and key in self.theta:
+            v = self.theta[key].get_result()
+        else:
+            v = self.distinct.get(key)
         if v is None:
             return 0, 0, 0
         if not self.sketch:
@@ -286,6 +324,16 @@ class Partial:
         hi = math.ceil(v.get_upper_bound(STD_DEVS))
         est = round(est)
         return est, min(lo, est), max(hi, est)
+
+    def sites(self, key):
+        """The PLDs under a site key (:func:`is_site_key`) as :class:`~..compare.sites.Sites`: the set itself in
+        exact mode, a Theta sketch in sketch mode (an empty set for a key no input has)."""
+        from ..compare.sites import Sites
+
+        if not self.sketch:
+            return Sites(exact=frozenset(self.distinct.get(key, ())))
+        u = self.theta.get(key)
+        return Sites(exact=frozenset()) if u is None else Sites(sketch=u.get_result())
 
     def top_items(self, key, n: int) -> list[tuple[str, int, int, int]]:
         """The ``n`` largest (item, estimate, lower, upper) of a top counter."""

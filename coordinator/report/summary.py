@@ -10,7 +10,7 @@ from datetime import datetime
 
 from .classes import subset_rows
 from .quality import quality_summary
-from .stats import STD_DEVS, TOP_LG_K, Partial, RunListing, now_iso
+from .stats import STD_DEVS, TOP_LG_K, Partial, RunListing, now_iso, theta_lg_k
 
 # -- the summary (summary.json) ----------------------------------------------------------------------------
 
@@ -37,7 +37,9 @@ def summarize(part: Partial, listing: RunListing, failures: list[dict], source: 
         "source": source,
         "top": top,
         "distinct_counts": ({"method": "hll", "library": "datasketches", "lg_k": part.lg_k,
-                             "bounds": f"{STD_DEVS} standard deviations", "std_devs": STD_DEVS}
+                             "bounds": f"{STD_DEVS} standard deviations", "std_devs": STD_DEVS,
+                             "theta": "PLDs with data per format and per class subset: Theta sketches (they "
+                                      "intersect, for quadfleet compare), lg_k " + str(theta_lg_k(part.lg_k))}
                             if part.sketch else {"method": "exact"}),
         "top_counts": ({"method": "frequent-items sketch", "library": "datasketches", "lg_max_map_size": TOP_LG_K}
                        if part.sketch else {"method": "exact"}),

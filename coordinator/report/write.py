@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..screen import plural
 from .charts import (CHART_DIR, chart_classes, chart_errors, chart_formats, chart_overview, chart_plds, chart_quality,
-                     est, num, pct, size)
+                     charts_available, est, num, pct, size)
 from .document import build_document, render_html, render_markdown
 from .quality import quality_rows
 from .stats import Partial
@@ -34,14 +34,6 @@ def _sections(s: dict, part: Partial, top: int) -> tuple[dict, dict]:
         ranked[fmt] = (rows[:top], sorted(rows, key=lambda r: (-r["plds"], r["class"]))[:top])
         pairs[fmt] = s["class_properties"].get(fmt, [])[:top]
     return ranked, pairs
-
-
-def charts_available() -> bool:
-    """Whether matplotlib is installed: the charts are left out without it (workers install quadfleet
-    without the plotting stack; ``pip install 'quadfleet[report]'`` brings it)."""
-    import importlib.util
-
-    return importlib.util.find_spec("matplotlib") is not None
 
 
 def charts_hint() -> str:
@@ -184,16 +176,34 @@ def run_stats(out: str, report_dir: str | None = None, top: int = 20, mode: str 
     if not charts_available() and console is not None:
         console.print(f"stats: the report has no charts: matplotlib is not installed ({charts_hint()})",
                       markup=False, highlight=False, soft_wrap=True)
+    compared = _compare_figures(part, listing, store, summary["generated"])
     if report_dir is not None or not remote:
         target = Path(report_dir) if report_dir is not None else Path(out) / "report"
         write_report(summary, part, target)
+        (target / compared[0]).write_bytes(compared[1])
         return summary, str(target)
     tmp = Path(tempfile.mkdtemp(prefix="quadfleet-report-"))
     try:
-        upload_report(write_report(summary, part, tmp), tmp, store)
+        files = write_report(summary, part, tmp)
+        (tmp / compared[0]).write_bytes(compared[1])
+        upload_report(files + [tmp / compared[0]], tmp, store)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return summary, out.rstrip("/") + "/report"
+
+
+def _compare_figures(part: Partial, listing, store, generated: str) -> tuple[str, bytes]:
+    """What ``quadfleet compare`` reads of this run (its file name and bytes): the figures per format and per class,
+    with their sites, so that comparing runs does not add up their statistics again."""
+    import json
+
+    from ..compare.figures import FILE, encode, run_figures
+
+    try:
+        manifest = json.loads(store.read_bytes("manifest.json"))
+    except (FileNotFoundError, ValueError):
+        manifest = None
+    return FILE, encode(run_figures(part, listing.committed, manifest, generated))
 
 
 def overview_table(summary: dict):
