@@ -13,6 +13,8 @@ The public API, loaded on first use (the command line and the fleet's workers do
     for page in quadfleet.extract_archive("CC-MAIN-...warc.gz"):
         ...
 
+    quadfleet.compare(["crawl-2023/", "crawl-2024/"], "compared/")   # runs side by side, as `quadfleet compare`
+
 ``quadfleet.worker`` (the per-input code), ``quadfleet.coordinator`` (what runs and gathers inputs) and
 ``quadfleet.cli`` (the command line) are internal.
 """
@@ -34,10 +36,10 @@ if _os.path.isfile(_os.path.join(_ROOT, "worker", "__init__.py")) and \
 
 if TYPE_CHECKING:
     from .api import (FORMATS, ArchiveError, FormatQuads, PageResult, Problem, QuadfleetError, SchemaError,
-                      extract, extract_archive, schema_org_release)
+                      compare, extract, extract_archive, schema_org_release)
 
 __all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "SchemaError", "ArchiveError",
-           "QuadfleetError", "FORMATS", "schema_org_release", "__version__"]
+           "QuadfleetError", "FORMATS", "schema_org_release", "compare", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

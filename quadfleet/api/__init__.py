@@ -25,5 +25,21 @@ def schema_org_release() -> str:
     return release()
 
 
+def compare(runs, out, labels=None, processes: int = 1, top: int = 20) -> dict:
+    """Compare runs (outputs of ``quadfleet extract``: folders or ``s3://`` prefixes, oldest first) as ``quadfleet
+    compare`` does, writing the comparison into the folder (or prefix) ``out``; its ``summary.json`` as a dict.
+
+    Per format and per class of the subsets: each run's pages, PLDs, triples and entities, with their shares of the
+    run's HTML pages; between consecutive runs, the PLDs kept, adopted and dropped (``churn`` and ``class_churn``;
+    exact up to 2,000 inputs a run, Theta sketch estimates with ``_bounds`` beyond); the settings that differ.
+    ``labels``: one per run (default: each run's folder name). QuadfleetError for bad runs or labels, before anything
+    is written."""
+    from ..coordinator.compare import run_compare
+
+    summary, _ = run_compare([str(r) for r in runs], str(out), None if labels is None else list(labels), processes,
+                             top)
+    return summary
+
+
 __all__ = ["extract", "extract_archive", "PageResult", "FormatQuads", "Problem", "SchemaError", "ArchiveError",
-           "QuadfleetError", "FORMATS", "schema_org_release"]
+           "QuadfleetError", "FORMATS", "schema_org_release", "compare"]

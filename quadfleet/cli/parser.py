@@ -295,6 +295,31 @@ def _stats_command(sub) -> None:
     sg.set_defaults(func=stats.cmd_stats)
 
 
+def _compare_command(sub) -> None:
+    cg = add_command(sub, "compare", "compare runs (crawls): formats, classes and sites kept, adopted, dropped",
+                     """Compare two or more runs, given in time order (each an output of quadfleet extract; with
+        quadfleet stats run on it, its figures are read from its report, else its statistics are added up here):
+        per format and per class of the subsets, pages, PLDs, triples and entities with their shares of the run's
+        HTML pages; between consecutive runs, the PLDs kept, adopted and dropped (exact up to 2,000 inputs a run,
+        Theta sketch estimates with bounds beyond); what differs in how the runs were made. Writes summary.json,
+        CSV tables, index.md and index.html with charts into DEST.""", [
+        "quadfleet compare crawl-2023/ crawl-2024/ --out compared/",
+        "quadfleet compare s3://my-results/cc-2023-50 s3://my-results/cc-2024-22 --out trends/ "
+        "--labels 2023-50,2024-22",
+        "quadfleet compare a/ b/ c/ --out abc/ --top 10"])
+    cg.add_argument("runs", nargs="+", metavar="OUT",
+                    help="the runs' output directories or s3:// prefixes, oldest first")
+    cg.add_argument("--out", required=True, metavar="DEST", help="where the comparison is written (folder or s3://)")
+    cg.add_argument("--labels", metavar="L1,L2,...",
+                    help="a label per run, comma-separated, in the runs' order (default: each run's folder name)")
+    cg.add_argument("--top", type=int, default=20, help="properties kept per class and run (default 20)")
+    cg.add_argument("--processes", type=int, default=os.cpu_count() or 1,
+                    help="processes adding up a run's statistics where it has no report (default: one per CPU)")
+    cg.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_aws_arguments(cg)
+    cg.set_defaults(func=stats.cmd_compare)
+
+
 def _subsets_command(sub) -> None:
     ss = add_command(sub, "subsets", "make the per-class schema.org datasets, chunked by pay-level domain",
                      """Cut one dataset per schema.org class out of the microdata and JSON-LD data files
@@ -391,7 +416,8 @@ def _sample_command(sub) -> None:
 _COMMANDS = {"page": _page_command, "extract": _extract_command, "enqueue": _enqueue_command,
              "work": _work_command, "status": _status_command, "redrive": _redrive_command,
              "fleet": fleet.add_parser, "queue": _queue_command, "stats": _stats_command,
-             "subsets": _subsets_command, "tables": _tables_command, "sample": _sample_command}
+             "compare": _compare_command, "subsets": _subsets_command, "tables": _tables_command,
+             "sample": _sample_command}
 
 
 def command_named(argv: list[str]) -> str | None:

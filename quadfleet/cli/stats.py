@@ -1,5 +1,5 @@
 """``quadfleet stats``: a run's crawl-wide statistics on the terminal and its report (summary.json, index.md,
-index.html, CSV files, charts) under OUT/report."""
+index.html, CSV files, charts) under OUT/report; ``quadfleet compare``: several runs side by side."""
 from __future__ import annotations
 
 import sys
@@ -29,6 +29,22 @@ def cmd_stats(args) -> int:
         print(f"stats: {forget_strays(args.out.rstrip('/'), strays)}", file=sys.stderr)
     charts = ", charts/" if charts_available() else ""
     print(f"report: {where}/index.html (summary.json, index.md{charts})", file=sys.stderr)
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from ..coordinator.compare import run_compare
+    from ..coordinator.compare.report import terminal_table
+    from ..coordinator.screen import console, show
+
+    if args.top < 1 or args.processes < 1:
+        raise UsageError("compare: --top and --processes must be at least 1")
+    labels = None if args.labels is None else args.labels.split(",")
+    summary, where = run_compare(args.runs, args.out, labels, args.processes, args.top,
+                                 console=None if args.quiet else console(stderr=True))
+    show(console(), terminal_table(summary))
+    print(f"comparison: {where.rstrip('/')}/index.html (summary.json, index.md, CSV tables) "
+          f"({summary['seconds']:.1f} s)", file=sys.stderr)
     return 0
 
 

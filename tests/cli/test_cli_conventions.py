@@ -321,8 +321,8 @@ def test_main_leaves_the_environment_as_it_found_it(tmp_path, capsys, monkeypatc
 
 def test_every_command_that_talks_to_aws_has_the_aws_options():
     aws_commands = {("extract",), ("enqueue",), ("work",), ("status",), ("redrive",), ("queue", "create"),
-                    ("stats",), ("subsets",), ("tables",), ("fleet", "up"), ("fleet", "scale"), ("fleet", "status"),
-                    ("fleet", "down")}
+                    ("stats",), ("compare",), ("subsets",), ("tables",), ("fleet", "up"), ("fleet", "scale"),
+                    ("fleet", "status"), ("fleet", "down")}
     for path, parser in parsers(build_parser()):
         options = {o for a in parser._actions for o in a.option_strings}
         has = {"--profile", "--region", "--endpoint-url"} <= options

@@ -46,14 +46,21 @@ def inputs(corpus: Path, work: Path) -> list[Path]:
                     edge_pages_warc(work / "edge-pages.warc.gz")]
 
 
-def real_pages_warc(folder: Path, path: Path) -> Path:
-    """A gzip-per-record WARC of real-pages: one response per page, under its URL from PROVENANCE.tsv, in file
-    order, with a fixed date and record ids made from the URLs (so the same archive every time)."""
+def real_pages_rows(folder: Path) -> list[dict]:
+    """real-pages' PROVENANCE.tsv rows (file, url, ...), in file order."""
+    with open(folder / "PROVENANCE.tsv", encoding="utf-8", newline="") as fh:
+        return sorted(csv.DictReader(fh, delimiter="\t"), key=lambda r: r["file"])
+
+
+def real_pages_warc(folder: Path, path: Path, rows: list[dict] | None = None) -> Path:
+    """A gzip-per-record WARC of real-pages (or of ``rows`` of them): one response per page, under its URL from
+    PROVENANCE.tsv, in file order, with a fixed date and record ids made from the URLs (so the same archive every
+    time)."""
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
-    with open(folder / "PROVENANCE.tsv", encoding="utf-8", newline="") as fh:
-        rows = sorted(csv.DictReader(fh, delimiter="\t"), key=lambda r: r["file"])
+    rows = real_pages_rows(folder) if rows is None else rows
+    path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as fh:
         writer = WARCWriter(fh, gzip=True)
         for row in rows:
