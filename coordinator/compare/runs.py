@@ -44,11 +44,13 @@ def open_runs(sources: list[str], labels: list[str] | None) -> list[Run]:
                                f"{len(sources)} runs: give one per run, in the runs' order")
         if any(not label.strip() for label in labels):
             raise CompareError("compare: --labels: an empty label")
-    labels = [label.strip() for label in labels] if labels is not None else [label_of(s) for s in sources]
+    given = labels is not None
+    labels = [label.strip() for label in labels] if given else [label_of(s) for s in sources]
     seen = {}
     for label, source in zip(labels, sources):
         if label in seen:
-            raise CompareError(f"compare: two runs labelled {label!r} ({seen[label]} and {source}): give --labels")
+            hint = "labels must differ" if given else "give --labels"
+            raise CompareError(f"compare: two runs labelled {label!r} ({seen[label]} and {source}): {hint}")
         seen[label] = source
     runs = []
     for source, label in zip(sources, labels):
