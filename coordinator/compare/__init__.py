@@ -25,7 +25,7 @@ def run_compare(sources: list[str], dest: str, labels: list[str] | None = None, 
     from .summary import compare_runs
 
     started = time.monotonic()
-    if any(dest.rstrip("/") == s.rstrip("/") for s in sources):
+    if any(_same_place(dest, s) for s in sources):
         raise CompareError(f"compare: --out {dest} is one of the runs: give another folder")
     if not dest.startswith("s3://") and Path(dest).exists() and not Path(dest).is_dir():
         raise CompareError(f"compare: --out {dest}: a file, not a folder")
@@ -57,6 +57,13 @@ def run_compare(sources: list[str], dest: str, labels: list[str] | None = None, 
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return summary, dest
+
+
+def _same_place(a: str, b: str) -> bool:
+    """Whether two run or DEST names are one place (``./crawl`` and ``crawl/`` are)."""
+    if a.startswith("s3://") or b.startswith("s3://"):
+        return a.rstrip("/") == b.rstrip("/")
+    return Path(a).resolve() == Path(b).resolve()
 
 
 __all__ = ["CompareError", "run_compare"]

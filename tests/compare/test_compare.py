@@ -187,8 +187,9 @@ def test_bad_runs_and_labels_are_refused_in_one_line_before_anything_is_written(
         assert not dest.exists(), args
     res = cli("compare", a, b, "--out", str(tmp_path / "a-file"))
     assert res.returncode == 2 and "a file, not a folder" in res.stderr
-    res = cli("compare", a, b, "--out", a)
-    assert res.returncode == 2 and "is one of the runs" in res.stderr
+    for same in (a, a + "/", str(Path(a).parent / "." / Path(a).name)):
+        res = cli("compare", a, b, "--out", same)
+        assert res.returncode == 2 and "is one of the runs" in res.stderr, same
 
 
 # -- runs made differently ---------------------------------------------------------------------------------------
