@@ -272,3 +272,31 @@ def test_runs_and_the_comparison_on_s3(crawls, compared, fleet, monkeypatch):
     # has no report, a read per input's statistics); then the comparison's files
     assert asked["PUT"] == written and asked["LIST"] == 3, asked
     assert asked["GET"] + asked["HEAD"] <= 3 * 4 + inputs_b, asked
+
+
+def test_the_docs_worked_example_prints_what_the_page_shows(tmp_path):
+    """docs/comparing.md's worked example on real pages (the docs' runner cannot run it: it needs the corpus), run as
+    written from a folder beside ../shared: the table it prints is the one the page shows."""
+    import re
+
+    corpus_path("real-pages")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "comparing.md").read_text(encoding="utf-8")
+    section = text[text.index("## A worked example"):]
+    python = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    shell = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    here = tmp_path / "work"
+    here.mkdir()
+    (tmp_path / "shared").symlink_to(corpus_path("real-pages").parents[1], target_is_directory=True)
+    made = subprocess.run([sys.executable, "-c", python], cwd=here, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    printed = []
+    for line in shell.strip().splitlines():
+        args = line.split()
+        assert args[0] == "quadfleet", line
+        res = subprocess.run([*CLI, *args[1:]], cwd=here, capture_output=True, text=True, timeout=300,
+                             stdin=subprocess.DEVNULL)
+        assert res.returncode == 0, (line, res.stderr)
+        printed = res.stdout.splitlines()
+    want = [line for line in shown.splitlines() if line.startswith("|") or line.startswith("2 runs")]
+    assert printed == want
