@@ -299,6 +299,24 @@ def local_quads(paths: list[Path], out: Path, env: dict,
     return result
 
 
+def extract_and_merge(archives: list[tuple[str, str]], tmp: Path, env: dict,
+                      merge_options: tuple[str, ...] = ("--quiet",)) -> tuple[Path, Path]:
+    """Corpus ``archives`` (set, file name) and a WARC of real-pages extracted into ``tmp/out``, and their local
+    single-process merge into ``tmp/local`` (with ``merge_options``): what a fleet merge is held to."""
+    from conftest import corpus_path
+    from golden.golden_subsets import real_pages_warc
+
+    paths = [str(corpus_path(folder, name)) for folder, name in archives]
+    paths.append(str(real_pages_warc(corpus_path("real-pages"), tmp / "real-pages.warc.gz")))
+    res = subprocess.run(CLI + ["extract", *paths, "--out", str(tmp / "out"), "--quiet"], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    res = subprocess.run(CLI + ["subsets", str(tmp / "out"), "--out", str(tmp / "local"), "--processes", "1",
+                                *merge_options], env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    return tmp / "out", tmp / "local"
+
+
 SCHEMA_ORG = "https://schema.org"
 INLINE_VOCAB = {"@vocab": "https://schema.org/"}
 

@@ -56,16 +56,13 @@ def _csvs(s: dict, dest: Path) -> list[Path]:
                               "typed_entities", "sites"],
                  [[r["label"], r["source"], r["inputs"], r["html_pages"], r["plds"], r["pages_with_triples"],
                    r["triples"], r["typed_entities"], r["sites"]["method"]] for r in s["runs"]])]
-    out.append(write("formats.csv", ["run", "format", "pages", "pages_share", "plds", "plds_lower", "plds_upper",
-                                     "plds_share", "triples", "typed_entities"],
-                     [[label, fmt, _c(f["pages"]), _c(f["pages_share"]), _c(f["plds"]), b(f["plds_bounds"], 0),
-                       b(f["plds_bounds"], 1), _c(f["plds_share"]), _c(f["triples"]), _c(f["typed_entities"])]
-                      for fmt, rows in s["formats"].items() for label, f in zip(labels, rows)]))
-    out.append(write("classes.csv", ["run", "class", "pages", "pages_share", "plds", "plds_lower", "plds_upper",
-                                     "plds_share", "entities", "quads"],
-                     [[label, cls, _c(c["pages"]), _c(c["pages_share"]), _c(c["plds"]), b(c["plds_bounds"], 0),
-                       b(c["plds_bounds"], 1), _c(c["plds_share"]), _c(c["entities"]), _c(c["quads"])]
-                      for cls, rows in s["classes"].items() for label, c in zip(labels, rows)]))
+    for name, what, column, counts in (("formats.csv", "formats", "format", ("triples", "typed_entities")),
+                                       ("classes.csv", "classes", "class", ("entities", "quads"))):
+        out.append(write(name, ["run", column, "pages", "pages_share", "plds", "plds_lower", "plds_upper",
+                                "plds_share", *counts],
+                         [[label, key, _c(f["pages"]), _c(f["pages_share"]), _c(f["plds"]), b(f["plds_bounds"], 0),
+                           b(f["plds_bounds"], 1), _c(f["plds_share"]), *(_c(f[k]) for k in counts)]
+                          for key, rows in s[what].items() for label, f in zip(labels, rows)]))
     out.append(write("churn.csv", ["of", "name", "from", "to", "kept", "kept_lower", "kept_upper", "adopted",
                                    "adopted_lower", "adopted_upper", "dropped", "dropped_lower", "dropped_upper",
                                    "exact"],

@@ -7,7 +7,7 @@ the run's PLDs of HTML pages. Counts stay beside them, for runs of one size.
 from __future__ import annotations
 
 from .figures import sites_of
-from .sites import STD_DEVS, churn
+from .sites import STD_DEVS, Sites, churn
 
 # What a difference in a setting changes, said beside it in the report.
 AFFECTS = {
@@ -36,12 +36,15 @@ def compare_runs(runs: list[dict], labels: list[str], sources: list[str], top: i
                            {f for r in runs for f in (r["settings"].get("formats") or ())})
     classes = sorted({c for r in runs for c in r["classes"]} |
                      {c for r in runs for c in (r["settings"].get("subset_classes") or ())})
+    # each run's sites decoded once: the per-run rows and both transitions a run is in read them
+    sites = [{(what, name): sites_of(entry) for what in ("formats", "classes") for name, entry in r[what].items()}
+             for r in runs]
     out = {
         "runs": [_run(r, label, source) for r, label, source in zip(runs, labels, sources)],
-        "formats": {fmt: [_format(r, fmt) for r in runs] for fmt in formats},
-        "classes": {cls: [_class(r, cls, top) for r in runs] for cls in classes},
-        "churn": {fmt: _transitions(runs, labels, "formats", fmt, lg_k) for fmt in formats},
-        "class_churn": {cls: _transitions(runs, labels, "classes", cls, lg_k) for cls in classes},
+        "formats": {fmt: [_format(r, ss, fmt) for r, ss in zip(runs, sites)] for fmt in formats},
+        "classes": {cls: [_class(r, ss, cls, top) for r, ss in zip(runs, sites)] for cls in classes},
+        "churn": {fmt: _transitions(runs, sites, labels, "formats", fmt, lg_k) for fmt in formats},
+        "class_churn": {cls: _transitions(runs, sites, labels, "classes", cls, lg_k) for cls in classes},
         "quality": [{"label": label, **(r["quality"] or {"vocabulary": None, "formats": {}, "all_formats": None})}
                     for r, label in zip(runs, labels)],
         "differences": differences(runs),
@@ -72,36 +75,35 @@ def _enabled(r: dict, what: str, name: str) -> bool:
     return listed is None or name in listed
 
 
-def _format(r: dict, fmt: str) -> dict:
-    if not _enabled(r, "formats", fmt):
-        return {"pages": None, "pages_share": None, "plds": None, "plds_bounds": None, "plds_share": None,
-                "triples": None, "typed_entities": None, "enabled": False}
-    f = r["formats"].get(fmt)
-    if f is None:
-        return {"pages": 0, "pages_share": 0.0, "plds": 0, "plds_bounds": [0, 0], "plds_share": 0.0, "triples": 0,
-                "typed_entities": 0, "enabled": True}
-    est, lo, hi = sites_of(f).count()
-    return {"pages": f["pages"], "pages_share": _share(f["pages"], r["html_pages"]), "plds": est,
-            "plds_bounds": [lo, hi], "plds_share": _share(est, r["plds"]), "triples": f["triples"],
-            "typed_entities": f["typed_entities"], "enabled": True}
+def _figures(r: dict, entry: dict | None, sites, enabled: bool, counts: tuple[str, ...]) -> dict:
+    """Pages, PLDs and their shares, and ``counts``, of one format or class in run ``r``: null where it is off
+    there (unknown, not none), 0 where it has no data."""
+    if not enabled:
+        return dict.fromkeys(("pages", "pages_share", "plds", "plds_bounds", "plds_share", *counts))
+    if entry is None:
+        return {"pages": 0, "pages_share": 0.0, "plds": 0, "plds_bounds": [0, 0], "plds_share": 0.0,
+                **dict.fromkeys(counts, 0)}
+    est, lo, hi = sites.count()
+    return {"pages": entry["pages"], "pages_share": _share(entry["pages"], r["html_pages"]), "plds": est,
+            "plds_bounds": [lo, hi], "plds_share": _share(est, r["plds"]), **{k: entry[k] for k in counts}}
 
 
-def _class(r: dict, cls: str, top: int) -> dict:
-    if not _enabled(r, "subset_classes", cls):
-        return {"pages": None, "pages_share": None, "plds": None, "plds_bounds": None, "plds_share": None,
-                "entities": None, "quads": None, "top_properties": [], "configured": False}
-    c = r["classes"].get(cls)
-    if c is None:
-        return {"pages": 0, "pages_share": 0.0, "plds": 0, "plds_bounds": [0, 0], "plds_share": 0.0, "entities": 0,
-                "quads": 0, "top_properties": [], "configured": True}
-    est, lo, hi = sites_of(c).count()
-    return {"pages": c["pages"], "pages_share": _share(c["pages"], r["html_pages"]), "plds": est,
-            "plds_bounds": [lo, hi], "plds_share": _share(est, r["plds"]), "entities": c["entities"],
-            "quads": c["quads"], "top_properties": [{"property": p, "entities": n} for p, n in c["properties"][:top]],
-            "configured": True}
+def _format(r: dict, sites: dict, fmt: str) -> dict:
+    enabled = _enabled(r, "formats", fmt)
+    return {**_figures(r, r["formats"].get(fmt), sites.get(("formats", fmt)), enabled, ("triples", "typed_entities")),
+            "enabled": enabled}
 
 
-def _transitions(runs: list[dict], labels: list[str], what: str, name: str, lg_k: int) -> list[dict]:
+def _class(r: dict, sites: dict, cls: str, top: int) -> dict:
+    enabled = _enabled(r, "subset_classes", cls)
+    entry = r["classes"].get(cls)
+    ranked = entry["properties"][:top] if enabled and entry else []
+    return {**_figures(r, entry, sites.get(("classes", cls)), enabled, ("entities", "quads")),
+            "top_properties": [{"property": p, "entities": n} for p, n in ranked], "configured": enabled}
+
+
+def _transitions(runs: list[dict], sites: list[dict], labels: list[str], what: str, name: str,
+                 lg_k: int) -> list[dict]:
     """One object per consecutive pair of runs: PLDs kept, adopted, dropped (null across a run where the format
     is off or the class not configured: its sites are unknown there, not none)."""
     setting = "formats" if what == "formats" else "subset_classes"
@@ -113,20 +115,14 @@ def _transitions(runs: list[dict], labels: list[str], what: str, name: str, lg_k
             rows.append({**row, **{k: None for k in ("kept", "kept_bounds", "adopted", "adopted_bounds", "dropped",
                                                       "dropped_bounds", "exact")}})
             continue
-        c = churn(_sites(a, what, name), _sites(b, what, name), lg_k)
+        none = Sites(exact=frozenset())
+        c = churn(sites[i - 1].get((what, name), none), sites[i].get((what, name), none), lg_k)
         for key in ("kept", "adopted", "dropped"):
             est, lo, hi = getattr(c, key)
             row[key], row[f"{key}_bounds"] = est, [lo, hi]
         row["exact"] = c.exact
         rows.append(row)
     return rows
-
-
-def _sites(r: dict, what: str, name: str):
-    from .sites import Sites
-
-    entry = r[what].get(name)
-    return sites_of(entry) if entry else Sites(exact=frozenset())
 
 
 def differences(runs: list[dict]) -> list[dict]:

@@ -128,23 +128,32 @@ def test_the_report_and_the_tables(compared):
     for name in ("runs.csv", "formats.csv", "classes.csv", "churn.csv", "properties.csv", "quality.csv",
                  "index.md", "index.html"):
         assert (dest / name).is_file(), name
-    formats = list(csv.DictReader((dest / "formats.csv").open(encoding="utf-8")))
-    assert {(r["run"], r["format"]) for r in formats} == {(label, fmt) for label in ("A", "B", "A again")
-                                                          for fmt in s["formats"]}
-    row = next(r for r in formats if r["run"] == "B" and r["format"] == "html-embedded-jsonld")
-    assert int(row["pages"]) == s["formats"]["html-embedded-jsonld"][1]["pages"]
+    labels = ("A", "B", "A again")
+    for name, what, column, counts in (("formats.csv", "formats", "format", ("triples", "typed_entities")),
+                                       ("classes.csv", "classes", "class", ("entities", "quads"))):
+        rows = list(csv.DictReader((dest / name).open(encoding="utf-8")))
+        assert [(r["run"], r[column]) for r in rows] == [(label, key) for key in s[what] for label in labels]
+        for r in rows:  # every cell is the summary's figure (empty where it is null)
+            f = s[what][r[column]][labels.index(r["run"])]
+            bounds = f["plds_bounds"] or ["", ""]
+            assert [r[k] for k in ("pages", "pages_share", "plds", "plds_lower", "plds_upper", "plds_share", *counts)] \
+                == ["" if v is None else str(v) for v in (f["pages"], f["pages_share"], f["plds"], *bounds,
+                                                           f["plds_share"], *(f[k] for k in counts))], (name, r)
     churn = list(csv.DictReader((dest / "churn.csv").open(encoding="utf-8")))
     assert len(churn) == 2 * (len(s["churn"]) + len(s["class_churn"]))
     html = (dest / "index.html").read_text(encoding="utf-8")
     md = (dest / "index.md").read_text(encoding="utf-8")
     for text in (html, md):
         assert "PLDs kept, adopted and dropped, per format" in text and "Top properties per class" in text
-    if (dest / "charts").is_dir():
+    from quadfleet.coordinator.report.charts import charts_available
+
+    if charts_available():
         assert {p.name for p in (dest / "charts").iterdir()} == {"formats.png", "classes.png", "churn.png"}
         assert 'src="charts/churn.png"' in html
     # the classes' top properties: the most used first, as counted in the run's statistics
-    props = s["classes"]["Product"][0]["top_properties"] if "Product" in s["classes"] else []
-    assert all(p["entities"] >= q["entities"] for p, q in zip(props, props[1:]))
+    ranked = [r["top_properties"] for rows in s["classes"].values() for r in rows if r["top_properties"]]
+    assert len(ranked) >= 5 and all(len(props) > 1 for props in ranked[:5])
+    assert all(p["entities"] >= q["entities"] for props in ranked for p, q in zip(props, props[1:]))
     # the errors profile of each run
     assert [q["label"] for q in s["quality"]] == ["A", "B", "A again"]
     assert all(q["all_formats"] and q["all_formats"]["quads"] > 0 for q in s["quality"])

@@ -15,7 +15,6 @@ import subprocess
 import time
 
 import pytest
-from conftest import corpus_path
 from fleet_helpers import CLI, local_datasets, wait_until
 
 moto_server = pytest.importorskip("moto.server")
@@ -39,21 +38,9 @@ def _summary(doc: dict) -> dict:
 @pytest.fixture(scope="module")
 def extracted(tmp_path_factory, moto_endpoint):
     """Corpus archives and a WARC of real-pages extracted locally, and the local single-process merge of them."""
-    from fleet_helpers import fleet_env
+    from fleet_helpers import extract_and_merge, fleet_env
 
-    tmp = tmp_path_factory.mktemp("merge")
-    env = fleet_env(moto_endpoint)
-    from golden.golden_subsets import real_pages_warc
-
-    paths = [str(corpus_path(folder, name)) for folder, name in ARCHIVES]
-    paths.append(str(real_pages_warc(corpus_path("real-pages"), tmp / "real-pages.warc.gz")))
-    res = subprocess.run(CLI + ["extract", *paths, "--out", str(tmp / "out"), "--quiet"], env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr
-    res = subprocess.run(CLI + ["subsets", str(tmp / "out"), "--out", str(tmp / "local"), "--processes", "1", *MERGE],
-                         env=env, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr
-    return tmp / "out", tmp / "local"
+    return extract_and_merge(ARCHIVES, tmp_path_factory.mktemp("merge"), fleet_env(moto_endpoint), tuple(MERGE))
 
 
 def test_three_workers_one_killed_mid_task_make_the_local_merge(fleet, extracted):

@@ -27,8 +27,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import corpus_path
-from fleet_helpers import CLI, local_datasets
+from fleet_helpers import local_datasets
 
 moto_server = pytest.importorskip("moto.server")
 
@@ -64,20 +63,9 @@ def busy():
 def extracted(tmp_path_factory, moto_endpoint):
     """Two corpus archives and a WARC of real-pages extracted, and the local merge of them (default options:
     one runs task, as in the issue's try)."""
-    from fleet_helpers import fleet_env
-    from golden.golden_subsets import real_pages_warc
+    from fleet_helpers import extract_and_merge, fleet_env
 
-    tmp = tmp_path_factory.mktemp("merge-soak")
-    env = fleet_env(moto_endpoint)
-    paths = [str(corpus_path(folder, name)) for folder, name in ARCHIVES]
-    paths.append(str(real_pages_warc(corpus_path("real-pages"), tmp / "real-pages.warc.gz")))
-    res = subprocess.run(CLI + ["extract", *paths, "--out", str(tmp / "out"), "--quiet"], env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr
-    res = subprocess.run(CLI + ["subsets", str(tmp / "out"), "--out", str(tmp / "local"), "--processes", "1",
-                                "--quiet"], env=env, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr
-    return tmp / "out", tmp / "local"
+    return extract_and_merge(ARCHIVES, tmp_path_factory.mktemp("merge-soak"), fleet_env(moto_endpoint))
 
 
 def _try(fleet, url: str, dest: str, rng: random.Random, stop_all_at: float | None):
