@@ -537,3 +537,16 @@ def test_a_wat_or_wet_file_is_committed_with_a_hint_that_it_holds_no_html(tmp_pa
     assert "| any format" not in out_text.out, "no table of zeros for an input without an HTML page"
     assert out_text.err.strip().splitlines()[-1].startswith("0 committed, 1 skipped: no HTML page, 0 already "
                                                             "committed, 0 failed; ")
+
+
+def test_a_scheme_quadfleet_does_not_read_is_named_and_an_upper_case_one_is_said_so(tmp_path, capsys):
+    """``ftp://`` said "no such file" before issue 52; ``HTTPS://`` (a scheme quadfleet reads, in upper case) said
+    that https:// is not a scheme quadfleet reads."""
+    out = tmp_path / "out"
+    assert main(["extract", "ftp://x/y.warc.gz", "HTTPS://x/y.warc.gz", "--out", str(out), "--quiet"]) == 1
+    failed = [line for line in capsys.readouterr().err.splitlines() if line.startswith("failed ")]
+    assert failed == ["failed ftp://x/y.warc.gz: ftp:// is not a scheme quadfleet reads (give a path, https://, "
+                      "http:// or s3://)",
+                      "failed HTTPS://x/y.warc.gz: write the scheme HTTPS:// in lower case (https://): quadfleet "
+                      "reads it so"], failed
+    assert not out.exists()

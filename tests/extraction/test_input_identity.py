@@ -1,6 +1,7 @@
 """An input's identity follows what it is, not where it lies (issue 52): a moved output or a moved archive keeps its
 inputs' ids, so a rerun skips what is committed and the class subsets do not count a site twice; two archives that
-differ never share an id; an output made before (ids by location) keeps its committed inputs."""
+differ in name, size or their first or last 64 KiB never share an id; an output made before (ids by location) keeps
+its committed inputs."""
 from __future__ import annotations
 
 import shutil
@@ -45,7 +46,9 @@ def test_the_sample_moved_is_not_extracted_again_nor_its_shop_counted_twice(tmp_
     assert sites == ["pld,pages,entities,quads", "quadfleet.example,1,1,17"]   # the shop once: 1 page, 17 quads
 
 
-def test_different_archives_never_share_an_id(tmp_path):
+def test_archives_that_differ_in_name_size_or_edges_never_share_an_id(tmp_path):
+    """The id hashes a local archive's name, size and first and last 64 KiB (docs/outputs.md says so): not its
+    middle, which would read a whole archive before any work."""
     data = archive(tmp_path)
     same_name = tmp_path / "other" / "crawl.warc.gz"
     same_name.parent.mkdir()
@@ -95,3 +98,26 @@ def test_an_output_made_with_ids_by_location_keeps_its_committed_inputs(tmp_path
     assert "0 committed, 1 already committed" in capsys.readouterr().err
     assert [p.name for p in (out / "done").iterdir()] == [legacy]
     assert main(["stats", str(out), "--quiet", "--processes", "1"]) == 0
+
+
+def test_an_archive_split_into_work_items_is_read_once_for_its_id(tmp_path, monkeypatch):
+    """A URL index's selection makes many work items of one archive: its content id is read once, not per item."""
+    import builtins
+
+    from quadfleet.worker.archive import inputs
+
+    archive(tmp_path)
+    path = str(tmp_path / "crawl.warc.gz")
+    opened = []
+    real_open = builtins.open
+
+    def counting(file, *args, **kwargs):
+        if str(file) == path:
+            opened.append(file)
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting)
+    items = [inputs.selection_spec("file://" + path, [(i * 10, 10, f"https://a.example/{i}")]) for i in range(5)]
+    assert len({s.id for s in items}) == 5 and len(opened) == 1
+    assert {s.id.rsplit("-sel-", 1)[0] for s in items} == {content_id(path)}
+    assert all(s.aliases == (inputs.selection_id(s.uri, s.ranges),) for s in items)

@@ -73,6 +73,8 @@ def test_property_iris_and_what_statistics_count():
     ({"Integer"}, ["12", "+3"], ["12.5", "twelve"]),
     ({"Boolean"}, ["true", "False", "http://schema.org/True"], ["yes", "1"]),
     ({"Time"}, ["18:20", "18:20:00Z"], ["6pm"]),
+    # billingDuration: a Duration (a Quantity's text, any string) beside a Number: nothing to reject
+    ({"Duration", "Number"}, ["P1M", "1 month", "12"], []),
 ])
 def test_lexical_forms(datatypes, good, bad):
     for value in good:
@@ -340,3 +342,16 @@ def test_a_product_page_written_to_googles_2025_guidelines_has_no_error():
     repaired = page.repaired_nquads()
     assert "<http://schema.org/availability> <http://schema.org/InStock>" in repaired
     assert '"https://schema.org/InStock"' not in repaired
+
+
+def test_a_duration_beside_a_number_is_not_a_bad_lexical_form():
+    """billingDuration (Duration, Number, QuantitativeValue): "P1M" is a Duration as schema.org writes one."""
+    from quadfleet.worker.quality.check import BAD_LEXICAL_FORM, check_lines
+
+    s, g = "_:b0", "<https://example.com/>"
+    rdf_type = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    lines = [f"{s} {rdf_type} <http://schema.org/UnitPriceSpecification> {g} .",
+             f'{s} <http://schema.org/billingDuration> "P1M" {g} .',
+             f'{s} <http://schema.org/billingIncrement> "one" {g} .']
+    kinds = [(f.kind, f.line) for f in check_lines(lines).findings]
+    assert kinds == [(BAD_LEXICAL_FORM, 2)]

@@ -15,6 +15,7 @@ The input id names every output of an input (``data/<format>/<id>.nq.gz``, ``sta
 """
 from __future__ import annotations
 
+import functools
 import glob
 import gzip
 import hashlib
@@ -84,21 +85,29 @@ def input_id(uri: str) -> str:
 def content_id(path: str) -> str | None:
     """The id of a local archive by what it is: its stem and a hash of its name, size and first and last
     :data:`EDGE_BYTES`; None for what is not a regular file one can read (a named pipe: reading it would consume
-    it)."""
+    it). Read once per file as it stands (an archive split into many work items is one read)."""
     try:
         st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            return None
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return _content_id(path, st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_id(path: str, size: int, _mtime_ns: int, _ino: int) -> str | None:
+    try:
         with open(path, "rb") as fh:
             head = fh.read(EDGE_BYTES)
             tail = b""
-            if st.st_size > EDGE_BYTES:
-                fh.seek(max(st.st_size - EDGE_BYTES, EDGE_BYTES))
+            if size > EDGE_BYTES:
+                fh.seek(max(size - EDGE_BYTES, EDGE_BYTES))
                 tail = fh.read(EDGE_BYTES)
     except OSError:
         return None
     name = os.path.basename(path)
-    h = hashlib.sha256(f"{name}\0{st.st_size}\0".encode("utf-8", "surrogateescape"))
+    h = hashlib.sha256(f"{name}\0{size}\0".encode("utf-8", "surrogateescape"))
     h.update(head)
     h.update(b"\0")
     h.update(tail)
@@ -117,11 +126,12 @@ def selection_id(uri: str, ranges: tuple[Range, ...], base: str | None = None) -
 
 def selection_spec(uri: str, ranges) -> InputSpec:
     ranges = tuple(sorted((int(o), int(n), u) for o, n, u in ranges))
+    by_location = selection_id(uri, ranges)
     found = content_id(uri[7:]) if uri.startswith("file://") else None
     if found is None:
-        return InputSpec(uri=uri, id=selection_id(uri, ranges), ranges=ranges)
-    return InputSpec(uri=uri, id=selection_id(uri, ranges, found), ranges=ranges,
-                     aliases=(selection_id(uri, ranges),))
+        return InputSpec(uri=uri, id=by_location, ranges=ranges)
+    return InputSpec(uri=uri, id=found + by_location[by_location.rindex("-sel-"):], ranges=ranges,
+                     aliases=(by_location,))
 
 
 def spec(location: str) -> InputSpec:

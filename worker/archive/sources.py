@@ -19,7 +19,10 @@ def unsupported_scheme(location: str) -> str | None:
     found = _SCHEME.match(location)
     if found is None or location.startswith((*REMOTE_SCHEMES, "file://")):
         return None
-    return f"{found.group().lower()} is not a scheme quadfleet reads (give a path, https://, http:// or s3://)"
+    scheme = found.group().lower()
+    if scheme in (*REMOTE_SCHEMES, "file://"):
+        return f"write the scheme {found.group()} in lower case ({scheme}): quadfleet reads it so"
+    return f"{scheme} is not a scheme quadfleet reads (give a path, https://, http:// or s3://)"
 
 
 def read_small(location: str, limit: int | None = None) -> tuple[bytes, str | None, str]:

@@ -28,6 +28,10 @@ GTIN_LENGTHS = {"gtin8": (8,), "gtin12": (12,), "gtin13": (13,), "gtin14": (14,)
 
 @functools.lru_cache(maxsize=256)
 def _pattern(datatypes: frozenset[str]) -> re.Pattern | None:
+    """The lexical forms ``datatypes`` accept, None where any string may be right: a datatype without a form to
+    check (a Quantity's text, ``billingDuration``'s ``"P1M"`` beside its Number) accepts any."""
+    if any(d not in _PATTERNS for d in datatypes):
+        return None
     alternatives = [_PATTERNS[d] for d in sorted(datatypes) if d in _PATTERNS]
     return re.compile("(?:" + "|".join(alternatives) + r")\Z") if alternatives else None
 
