@@ -11,9 +11,9 @@ Here each worker has two pipes of its own to the parent and shares nothing with 
 - a worker ignores SIGINT (an interrupt is the parent's to handle, once: no worker prints a traceback), from
   before its interpreter starts: workers are started with SIGINT and SIGTERM blocked, and a worker unblocks them
   once it ignores SIGINT. Meanwhile the parent defers both: one arriving while it starts a worker (in any of its
-  threads) is raised once every worker is started, never half-way through handing one its task;
+  threads) is delivered once every worker is started, never half-way through handing one its task;
 - a worker that dies closes only its own pipe: its task is answered by ``lost(job, exitcode)`` and a new worker
-  takes its place;
+  takes its place (one whose initializer fails is not lost but fails the map: another would fail the same way);
 - stopping the pool is ending its processes (SIGTERM, then SIGKILL after a grace period): nothing to wait on.
 
 Tasks are ``fn(job, send)`` with ``fn`` a module-level function (pickled by reference: the workers are spawned);
@@ -25,6 +25,7 @@ import contextlib
 import multiprocessing
 import signal
 import threading
+import time
 from multiprocessing import resource_tracker
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -45,7 +46,11 @@ def _serve(tasks: Connection, results: Connection, initializer, initargs) -> Non
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)   # (a SIGTERM pending since start-up ends it now)
     if initializer is not None:
-        initializer(*initargs)
+        try:
+            initializer(*initargs)
+        except BaseException as exc:   # a worker that cannot start is not a worker lost (the OOM killer's)
+            results.send(("fatal", f"{type(exc).__name__}: {exc}"))
+            return
 
     def send(message: Any) -> None:
         results.send(("message", message))
@@ -68,8 +73,12 @@ def _serve(tasks: Connection, results: Connection, initializer, initargs) -> Non
 @contextlib.contextmanager
 def _deferred_interrupts():
     """SIGINT and SIGTERM blocked in this thread (so that a process started here starts with them blocked) and, in
-    the main thread, held back from every thread: one that arrives is raised as KeyboardInterrupt when the block
-    ends, not in the middle of it."""
+    the main thread, held back from every thread: one that arrives is delivered again when the block ends, to the
+    handler it would have met (KeyboardInterrupt, a handler of the caller's, or none if it was ignored), not in the
+    middle of it."""
+    # multiprocessing's resource tracker, started by the first Process.start() if it is not running (or has died),
+    # unblocks SIGINT in the thread that starts it: started before the block, so it cannot undo it.
+    resource_tracker.ensure_running()
     caught: list[int] = []
     previous = {}
     if threading.current_thread() is threading.main_thread():
@@ -82,8 +91,8 @@ def _deferred_interrupts():
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # (one pending is handled now: by the recorder)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if caught:
-        raise KeyboardInterrupt
+    for sig in dict.fromkeys(caught):
+        signal.raise_signal(sig)
 
 
 @dataclass
@@ -104,9 +113,6 @@ class ProcessPool:
         self.ctx = multiprocessing.get_context("spawn")
         self.initializer, self.initargs = initializer, initargs
         self.workers: list[_Worker] = []
-        # multiprocessing's resource tracker, started by the first Process.start() if it is not running, unblocks
-        # SIGINT in the thread that starts it: started before the block below, so it cannot undo it.
-        resource_tracker.ensure_running()
         try:
             with _deferred_interrupts():
                 for _ in range(max(1, processes)):
@@ -172,6 +178,8 @@ class ProcessPool:
                     yield lost(job, value)
                 elif kind == "error":
                     raise RuntimeError(f"a task failed in a worker process: {value}")
+                elif kind == "fatal":
+                    raise RuntimeError(f"a worker process could not start: {value}")
                 else:
                     yield value
                 feed(w)
@@ -201,8 +209,9 @@ class ProcessPool:
                 w.tasks.send(None)
             except (OSError, ValueError):
                 pass
+        deadline = time.monotonic() + GRACE_S   # (one grace period for them all, not one each)
         for w in self.workers:
-            w.process.join(GRACE_S)
+            w.process.join(max(0.0, deadline - time.monotonic()))
         self.kill()
 
     def kill(self) -> None:
@@ -210,8 +219,9 @@ class ProcessPool:
         for w in self.workers:
             if w.process.is_alive():
                 w.process.terminate()
+        deadline = time.monotonic() + GRACE_S
         for w in self.workers:
-            w.process.join(GRACE_S)
+            w.process.join(max(0.0, deadline - time.monotonic()))
             if w.process.is_alive():
                 w.process.kill()
                 w.process.join()

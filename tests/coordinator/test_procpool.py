@@ -77,3 +77,42 @@ def test_workers_ignore_sigint_and_the_pool_ends_at_once_when_left_by_an_excepti
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_a_worker_interrupted_at_work_goes_on_and_answers():
+    """SIGINT sent to each worker while its task runs (not after it answered): ignored, the task answered."""
+    with ProcessPool(2) as pool:
+        got = sorted(pool.imap_unordered(pid_then_wait, [0.5, 0.5],
+                                         on_message=lambda pid: os.kill(pid, signal.SIGINT)))
+    assert got == [0.5, 0.5]
+
+
+def cannot_start():
+    raise OSError("no such model file")
+
+
+def test_a_worker_whose_initializer_fails_fails_the_map_in_one_error_not_as_lost_workers():
+    lost = []
+    started = time.monotonic()
+    with ProcessPool(2, initializer=cannot_start) as pool, \
+            pytest.raises(RuntimeError, match="could not start: OSError: no such model file"):
+        list(pool.imap_unordered(square, range(6), lost=lambda job, code: lost.append(job)))
+    assert lost == [] and time.monotonic() - started < 30
+
+
+def test_a_signal_held_back_while_workers_start_meets_the_handler_it_would_have_met():
+    """An ignored SIGINT (a script's background job) stays ignored; the default one is a KeyboardInterrupt."""
+    from quadfleet.coordinator.procpool import _deferred_interrupts
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _deferred_interrupts():
+            os.kill(os.getpid(), signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        with pytest.raises(KeyboardInterrupt):
+            with _deferred_interrupts():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)   # (held back: nothing raised in the block)
+            time.sleep(0.05)
+    finally:
+        signal.signal(signal.SIGINT, previous)
