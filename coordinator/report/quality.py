@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ...worker.quality.check import ADVISORIES, KINDS
 from ...worker.quality.repair import RULES
+from ...worker.rdf.schemaorg import release_label
 from .stats import QUALITY_PLDS, QUALITY_TERMS, TOP_LG_K, Partial
 
 UNTYPED = "(untyped node)"   # how the report names the class "" (errors on entities without a schema.org type)
@@ -133,7 +134,7 @@ def vocabularies(part: Partial) -> dict[str, int]:
     """``schema.org X`` -> the inputs made with release X, the newest release first."""
     def key(release: str) -> tuple:
         return tuple(int(p) if p.isdigit() else 0 for p in release.split("."))
-    return {f"schema.org {r}": n for r, n in sorted(part.schemaorg.items(), key=lambda rn: key(rn[0]), reverse=True)}
+    return {release_label(r): n for r, n in sorted(part.schemaorg.items(), key=lambda rn: key(rn[0]), reverse=True)}
 
 
 def vocabulary_label(used: dict[str, int]) -> str:

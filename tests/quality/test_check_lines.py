@@ -24,7 +24,7 @@ from quadfleet.worker.quality.repair import repair_line
 from quadfleet.worker.quality.terms import class_term, property_term
 from quadfleet.worker.quality.vocabulary import vocabulary
 from quadfleet.worker.rdf.schemaorg import PREFIXES, ancestors
-from test_page_fast_paths import G, TYPE, random_line_pages
+from test_page_fast_paths import G, random_line_pages
 
 
 def misspelt(out: PageCheck, term, s: str, i: int, prop: str, written: str) -> None:

@@ -59,6 +59,28 @@ def _local(iri: str) -> str | None:
     return iri[len(NAMESPACE):] if iri.startswith(NAMESPACE) else None
 
 
+def closure(name: str, edges: dict) -> set[str]:
+    """``name`` and every class ``edges`` (class -> parents, or class -> children) lead to from it, transitively (a
+    class may have several parents)."""
+    seen = {name}
+    todo = [name]
+    while todo:
+        for other in edges.get(todo.pop(), ()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return seen
+
+
+def children_of(parents: dict) -> dict[str, tuple[str, ...]]:
+    """Class -> its direct subclasses, from class -> its parents."""
+    out: dict[str, list[str]] = {}
+    for child, ps in parents.items():
+        for parent in ps:
+            out.setdefault(parent, []).append(child)
+    return {c: tuple(sorted(cs)) for c, cs in out.items()}
+
+
 def derive(folder: Path) -> dict:
     """The table of the release in ``folder`` (raises ReleaseError, naming the file and the problem)."""
     nt, ctx = folder / "schemaorg-all-https.nt", folder / "schemaorgcontext.jsonld"
@@ -91,17 +113,8 @@ def derive(folder: Path) -> dict:
     except (ValueError, KeyError, TypeError) as exc:
         raise ReleaseError(f"{ctx}: not a JSON-LD context document ({exc})") from None
     classes = {n: sorted(set(parents.get(n, ()))) for n in sorted(types) if _CLASS in types[n]}
-    children: dict[str, set[str]] = {}
-    for child, ps in classes.items():
-        for p in ps:
-            children.setdefault(p, set()).add(child)
-    datatypes = {n for n in types if _DATATYPE in types[n]}
-    todo = list(datatypes)
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in datatypes:
-                datatypes.add(child)
-                todo.append(child)
+    children = children_of(classes)
+    datatypes = set().union(*(closure(n, children) for n in types if _DATATYPE in types[n]))
     properties = {n: [sorted(set(ranges.get(n, ()))), sorted(set(domains.get(n, ())))]
                   for n in sorted(types) if _PROPERTY in types[n]}
     members = {}
@@ -163,7 +176,7 @@ def dumps(table: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) not in (1, 2) or args[0].startswith("-"):
+    if len(args) not in (1, 2) or any(a.startswith("-") for a in args):
         print("usage: python -m quadfleet.worker.rdf.release RELEASE_FOLDER [TABLE]\n"
               "  RELEASE_FOLDER: data/releases/X.Y of a schemaorg/schemaorg checkout; TABLE: where to write the table "
               f"(default: {TABLE_PATH})", file=sys.stderr)

@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 
-from .release import TABLE_PATH
+from .release import TABLE_PATH, children_of, closure
 
 TABLE_ENV = "QUADFLEET_SCHEMAORG_TABLE"
 CANONICAL = "http://schema.org/"
@@ -35,8 +35,9 @@ class VocabularyUnavailable(RuntimeError):
 
 def table_path() -> Path:
     """The release table in use: the shipped one, or the file ``QUADFLEET_SCHEMAORG_TABLE`` names (a table
-    ``python -m quadfleet.worker.rdf.release`` wrote, to try a release before shipping it or to compare two: every
-    process of a run, the workers' too, reads the same variable, and the outputs name that table's release)."""
+    ``python -m quadfleet.worker.rdf.release`` wrote, to try a release before shipping it or to compare two). Each
+    process reads it from its own environment: a fleet's workers do not see it where enqueue runs; each input's
+    statistics name the release it was made with, so a run made with two says so."""
     override = os.environ.get(TABLE_ENV)
     return Path(override) if override else TABLE_PATH
 
@@ -59,9 +60,10 @@ def release() -> str:
     return table()["release"]
 
 
-def release_label() -> str:
-    """How outputs name the release the data was checked against: ``"schema.org 30.0"``."""
-    return f"schema.org {release()}"
+def release_label(of: str | None = None) -> str:
+    """How outputs name a release (``of``, else the shipped one) the data was checked against: ``"schema.org 30.0"``
+    (the report's and ``summary.json``'s ``quality.vocabulary``)."""
+    return f"schema.org {of or release()}"
 
 
 def local_name(iri: str) -> str | None:
@@ -94,22 +96,10 @@ def class_names() -> frozenset[str]:
     return _hierarchy()[0]
 
 
-def _closure(name: str, edges: dict[str, tuple[str, ...]]) -> set[str]:
-    """``name`` and every class ``edges`` lead to from it, transitively (a class may have several parents)."""
-    seen = {name}
-    todo = [name]
-    while todo:
-        for other in edges.get(todo.pop(), ()):
-            if other not in seen:
-                seen.add(other)
-                todo.append(other)
-    return seen
-
-
 def ancestors(name: str) -> set[str]:
     """``name`` and every class above it (Restaurant -> FoodEstablishment, LocalBusiness, Organization,
     Place, Thing, ...)."""
-    return _closure(name, _hierarchy()[1])
+    return closure(name, _hierarchy()[1])
 
 
 @functools.lru_cache(maxsize=8)
@@ -131,13 +121,9 @@ def class_map(configured: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 @functools.lru_cache(maxsize=1)
 def _children() -> dict[str, tuple[str, ...]]:
     """Class -> its direct subclasses."""
-    out: dict[str, list[str]] = {}
-    for child, parents in _hierarchy()[1].items():
-        for parent in parents:
-            out.setdefault(parent, []).append(child)
-    return {c: tuple(sorted(cs)) for c, cs in out.items()}
+    return children_of(_hierarchy()[1])
 
 
 def descendants(name: str) -> frozenset[str]:
     """``name`` and every class below it (LocalBusiness -> Restaurant, Store, ...)."""
-    return frozenset(_closure(name, _children()))
+    return frozenset(closure(name, _children()))
