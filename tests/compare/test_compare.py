@@ -277,10 +277,14 @@ def test_runs_and_the_comparison_on_s3(crawls, compared, fleet, monkeypatch):
         p.name for p in dest.iterdir() if p.is_file()}
     written = len(fleet.keys("s3://out/cmp"))
     inputs_b = len(list((crawls / "crawl-b" / "done").iterdir()))
-    # per run: the manifest, its done/ LIST, one HEAD of a statistics file, its report's figures (or, for B, which
+    # per run: the manifest, its done/ LIST, one HEAD of a statistics file, its report's figures (and, for B, which
     # has no report, a read per input's statistics); then the comparison's files
     assert asked["PUT"] == written and asked["LIST"] == 3, asked
-    assert asked["GET"] + asked["HEAD"] <= 3 * 4 + inputs_b, asked
+    # GETs: each run's manifest and its report's figures (B's is missing: a 404), and B's one statistics file each
+    assert (asked["GET"], asked["HEAD"]) == (3 * 2 + inputs_b, 3), asked
+    assert [r["figures"] for r in summary["runs"]] == ["report", "added up", "report"]
+    assert [{k: v for k, v in r.items() if k != "source"} for r in summary["runs"]] == \
+        [{k: v for k, v in r.items() if k != "source"} for r in local["runs"]]
 
 
 def test_the_docs_worked_example_prints_what_the_page_shows(tmp_path):

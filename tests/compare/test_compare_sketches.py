@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -129,7 +130,10 @@ def big_runs(tmp_path_factory):
 @pytest.mark.parametrize("with_report", ["neither", "first", "both"])
 def test_compare_past_the_exact_limit_estimates_within_bounds(big_runs, with_report):
     one, a_true, two, b_true, tmp = big_runs
-    for run in {"neither": (), "first": (one,), "both": (one, two)}[with_report]:
+    reported = {"neither": (), "first": (one,), "both": (one, two)}[with_report]
+    for run in (one, two):   # (the runs are shared by the cases, in whatever order they run)
+        shutil.rmtree(run / "report", ignore_errors=True)
+    for run in reported:
         res = subprocess.run([*CLI, "stats", str(run), "--quiet", "--processes", "2"], capture_output=True,
                              text=True, timeout=300)
         assert res.returncode == 0, res.stderr
@@ -139,6 +143,8 @@ def test_compare_past_the_exact_limit_estimates_within_bounds(big_runs, with_rep
     assert res.returncode == 0, res.stderr
     s = json.loads((dest / "summary.json").read_text())
     assert [r["sites"]["method"] for r in s["runs"]] == ["theta", "theta"]
+    assert [r["figures"] for r in s["runs"]] == ["report" if run in reported else "added up" for run in (one, two)]
+    assert set(s["churn"]) == set(FORMATS) and set(s["class_churn"]) == {CLASS}
     assert f"{STD_DEVS} standard deviations" in (dest / "index.md").read_text()
     for key, rows in [*s["churn"].items(), *s["class_churn"].items()]:
         (row,) = rows

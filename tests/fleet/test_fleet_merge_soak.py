@@ -71,7 +71,8 @@ def extracted(tmp_path_factory, moto_endpoint):
 def _try(fleet, url: str, dest: str, rng: random.Random, stop_all_at: float | None):
     """One command and three workers, one of them killed 2-5 s in; with ``stop_all_at``, every process killed
     then (the command too: a merge cut short, to be resumed). The exit status (None if cut or still running
-    after SECONDS), what was killed when, and the logs."""
+    after SECONDS), what was killed when, the logs, the seconds it took and what was killed (a command that ends
+    before its victim's moment kills nothing: such a try tests less, and the test counts them)."""
     started = time.monotonic()
     command = fleet.start("subsets", "s3://out/run", "--out", dest, "--queue-url", url,
                           extra_env={"QUADFLEET_STALL_SECONDS": "20"})
@@ -79,6 +80,7 @@ def _try(fleet, url: str, dest: str, rng: random.Random, stop_all_at: float | No
     victim, kill_at = rng.randrange(3), rng.uniform(2, 5)
     events = sorted([(kill_at, "worker"), *([(stop_all_at, "all")] if stop_all_at else [])])
     status = None
+    killed = []
     for at, what in events:
         try:
             status = command.popen.wait(max(0.0, at - (time.monotonic() - started)))
@@ -86,6 +88,7 @@ def _try(fleet, url: str, dest: str, rng: random.Random, stop_all_at: float | No
         except subprocess.TimeoutExpired:
             (workers[victim].kill if what == "worker" else lambda sig: [p.kill(sig) for p in (command, *workers)])(
                 signal.SIGKILL)
+            killed.append(what)
     else:
         if stop_all_at is None:
             try:
@@ -96,7 +99,7 @@ def _try(fleet, url: str, dest: str, rng: random.Random, stop_all_at: float | No
     logs = command.log() + "".join(f"\n--- worker {i}\n{w.log()[-2000:]}" for i, w in enumerate(workers))
     for proc in (command, *workers):
         proc.close()
-    return status, said, logs, time.monotonic() - started
+    return status, said, logs, time.monotonic() - started, killed
 
 
 def test_fleet_merges_with_a_worker_killed_at_random_on_busy_cores_always_finish(fleet, extracted, busy):
@@ -108,14 +111,16 @@ def test_fleet_merges_with_a_worker_killed_at_random_on_busy_cores_always_finish
     want = local_datasets(local)
     rng = random.Random(SEED)
     took = []
+    with_kills = 0
     for n in range(RUNS):
         url, dlq = fleet.create_queue(f"soak{n}")
         dest = f"s3://out/merged{n}"
-        said = ""
+        said, killed = "", []
         if n % 2:
-            _, said, _, _ = _try(fleet, url, dest, rng, rng.uniform(1, 9))
+            _, said, _, _, killed = _try(fleet, url, dest, rng, rng.uniform(1, 9))
             said += "; then again: "
-        status, again, logs, seconds = _try(fleet, url, dest, rng, None)
+        status, again, logs, seconds, killed_again = _try(fleet, url, dest, rng, None)
+        with_kills += bool(killed or killed_again)
         took.append(seconds)
         assert status == 0, f"try {n} ({said}{again}): status {status}\n{logs[-6000:]}"
         assert fleet.datasets(dest) == want, f"try {n}"
@@ -123,5 +128,6 @@ def test_fleet_merges_with_a_worker_killed_at_random_on_busy_cores_always_finish
             f"{cls}/summary.json" for cls in want} | {"summary.json"}, f"try {n}: the job's files left"
         assert fleet.counts(dlq) == (0, 0), f"try {n}: dead-lettered"
         assert "Traceback" not in logs, f"try {n}\n{logs[-6000:]}"
-    print(f"\n{RUNS} merges, a worker killed in each, every other one cut short and run again: "
+    assert with_kills * 2 >= RUNS, f"only {with_kills} of {RUNS} tries killed anything: the merges ended first"
+    print(f"\n{RUNS} merges ({with_kills} with a process killed), every other one cut short and run again: "
           f"{min(took):.1f}-{max(took):.1f} s each (median {sorted(took)[len(took) // 2]:.1f} s)")
