@@ -364,7 +364,7 @@ def _print_summary(w, res: dict) -> None:
     w(f"    HTML pages given a full DOM                  {_show(s['dom_share'], '.1%')}"
       + ("" if s.get("body_evidence_share") is None else
          f"   (with body-level markup evidence {s['body_evidence_share']:.1%})"))
-    w(f"    peak memory of quadfleet extract             "
+    w("    peak memory of quadfleet extract             "
       + ("n/a" if s["quadfleet_peak_rss_mib"] is None else f"{s['quadfleet_peak_rss_mib']:.1f} MiB")
       + ("" if s.get("baseline_peak_rss_mib") is None else
          f"   (baseline commit's: {s['baseline_peak_rss_mib']:.1f} MiB)"))
@@ -389,7 +389,7 @@ def _print_baseline(w, b: dict) -> None:
         w(f"    with its prefilter off: not run ({off['error']})")
     elif off:
         if off["normalised_equal"]:
-            w(f"    same as the baseline commit with its prefilter off (every extractor on every page); "
+            w("    same as the baseline commit with its prefilter off (every extractor on every page); "
               + (f"{b['lines_only_now']:,} lines its prefilter missed are now found" if b["lines_only_now"]
                  else "its prefilter missed nothing here"))
         else:
