@@ -9,6 +9,7 @@ from typing import Callable
 
 import botocore.exceptions
 from rich.table import Table
+from rich.text import Text
 
 from ...worker.aws import AwsError, client, describe, region_of_queue
 from ...worker.output.manifest import load_inputs, load_manifest
@@ -136,8 +137,8 @@ def status_table(s: dict, out: str) -> Table:
     ]
     for what, value in rows:
         table.add_row(what, value)
-    for reason, n in s["reasons"]:
-        table.add_row(f"  failing x{n}", reason)
+    for reason, n in s["reasons"]:   # (what inputs and tasks said, as text: "[subsets]" is not rich's markup)
+        table.add_row(f"  failing x{n}", Text(reason))
     for what, how in s.get("merges", ()):
-        table.add_row(what, how)
+        table.add_row(Text(what), Text(how))
     return table

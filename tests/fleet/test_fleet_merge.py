@@ -296,6 +296,19 @@ def test_a_merge_of_inputs_without_a_schema_org_class_fails_as_a_local_one(fleet
     # data of another vocabulary is read by a runs task, which finds no class; no data is refused before any task
     assert ("1 runs task sent" in res.stderr) == isinstance(context, dict), res.stderr
     assert fleet.keys("s3://out/other-merged") == set()  # the job removed, nothing published
+    if isinstance(context, dict):   # started with --no-wait: the job says why it failed to whoever looks
+        res = fleet.cli("subsets", "s3://out/other", "--out", "s3://out/other-nowait", "--queue-url", url,
+                        "--no-wait", "--quiet", timeout=120)
+        assert res.returncode == 0, res.stderr
+
+        def failed() -> str | None:
+            status = fleet.cli("status", "--out", "s3://out/other", "--queue-url", url, timeout=60)
+            assert status.returncode == 0, status.stderr
+            return status.stdout if ("task plan failed for good: subsets: s3://out/other: no page of a committed "
+                                     "input belongs to a schema.org class: extract with [subsets] classes "
+                                     "configured first") in status.stdout else None
+
+        wait_until(failed, 60, "quadfleet status to say the merge failed for good")
 
 
 def test_the_watch_says_nothing_while_the_merge_moves_and_sends_again_only_when_the_queue_stayed_empty():

@@ -123,11 +123,18 @@ def _send_plans(store, job: str, doc: dict, ctx: Context) -> None:
     store.put_bytes("classes.json", json.dumps([cl.name for cl in order]).encode())
     if not order and (doc["skip"] or doc.get("kind") == "tables"):
         # every class already merged (a run stopped before DEST/summary.json), or no row in any class of the
-        # tables: done, as a local run is. (No class at all for the subsets: the waiting command fails as a
-        # local run does, and removes the job.)
+        # tables: done, as a local run is
         from ..dest import open_dest
 
         _write_top(store, doc, open_dest(doc["dest"], ctx.scratch), [])
+        return
+    if not order:
+        # no class at all for the subsets: the job fails for good, as a local run does, where every look at it
+        # sees (the waiting command, which removes the job, and ``quadfleet status`` after ``--no-wait``)
+        from ..datasets import NO_CLASS
+
+        store.put_bytes("errors/plan.json", json.dumps({"reason": NO_CLASS.format(out=doc["out"]),
+                                                        "permanent": True, "time": time.time()}).encode())
         return
     for cl in order:
         ctx.send(message(task_name(doc, "plan"), job, **{"class": cl.name}))
