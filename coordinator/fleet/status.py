@@ -50,7 +50,8 @@ def fleet_status(fleet: Fleet, stack: dict, out: str | None = None) -> dict:
         from ...worker.output.manifest import load_manifest
         from ...worker.output.s3 import S3Store
         from ...worker.queue.sqs import queue_info
-        from ..queue.status import queue_counts, run_status
+        from ...worker.queue.sqs import queue_counts
+        from ..queue.status import run_status
 
         try:
             if out and load_manifest(S3Store(out)) is not None:

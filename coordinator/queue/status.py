@@ -15,7 +15,7 @@ from ...worker.aws import AwsError, client, describe, region_of_queue
 from ...worker.output.manifest import load_inputs, load_manifest
 from ...worker.output.layout import read_stats
 from ...worker.output.s3 import S3Store
-from ...worker.queue.sqs import queue_info
+from ...worker.queue.sqs import queue_counts, queue_info
 
 WINDOW = timedelta(minutes=15)
 MAX_READS = 300  # error and stats files read per status call (commonest reasons, rates)
@@ -31,13 +31,6 @@ def _read_json(store: S3Store, names: list[str], read: Callable[[S3Store, str], 
             return None
     with ThreadPoolExecutor(16) as pool:
         return [d for d in pool.map(one, names[:MAX_READS]) if d]
-
-
-def queue_counts(sqs, url: str) -> dict[str, int]:
-    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=[
-        "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
-    return {"visible": int(attrs["ApproximateNumberOfMessages"]),
-            "in_flight": int(attrs["ApproximateNumberOfMessagesNotVisible"])}
 
 
 def run_status(queue_url: str, out: str, now: datetime | None = None) -> dict:

@@ -3,7 +3,6 @@
 tests call it directly."""
 from __future__ import annotations
 
-import os
 import sys
 
 from ..worker.errors import QuadfleetError
@@ -95,9 +94,7 @@ def _stdout_gone() -> int:
     """stdout's reader went away (``quadfleet ... | head -1``): end quietly as the standard tools do, which
     SIGPIPE ends (status 128 + 13). What is left in stdout's buffer goes to /dev/null, so that the flush at
     exit cannot fail again (as Python's documentation of SIGPIPE advises)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # a stdout without a file descriptor (a test's capture)
-        pass
+    from ..coordinator.screen import reader_gone
+
+    reader_gone()
     return STDOUT_GONE

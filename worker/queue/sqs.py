@@ -36,6 +36,14 @@ class QueueInfo:
     max_receive_count: int | None
 
 
+def queue_counts(sqs, url: str) -> dict[str, int]:
+    """The queue's messages as SQS counts them (approximately): visible, delayed and in flight."""
+    names = {"visible": "ApproximateNumberOfMessages", "delayed": "ApproximateNumberOfMessagesDelayed",
+             "in_flight": "ApproximateNumberOfMessagesNotVisible"}
+    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=list(names.values()))["Attributes"]
+    return {key: int(attrs.get(name, 0)) for key, name in names.items()}
+
+
 def queue_info(sqs, queue_url: str, tries: int = QUEUE_TRIES) -> QueueInfo:
     """The queue's settings as SQS gives them, never guessed: an answer without them (cut short, empty) or a
     transient failure is tried again, up to ``tries`` times, then TransientAwsError; AwsError at once if the

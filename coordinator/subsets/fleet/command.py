@@ -70,15 +70,20 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
     dead_letters = queue_info(sqs, queue_url).dead_letter_url
     watch = Watch(stall_seconds())
 
-    def stalled(line: str) -> list[str]:
-        """What to say when the merge stands still (and the awaited tasks sent again, if none is queued)."""
+    job_doc: list[dict] = []   # job.json, read once the merge stalls (it never changes)
+
+    def waiting_for() -> list:
         from ....worker.output.s3 import S3Store
         from ..dest import open_dest
 
         store = S3Store(job)
-        doc = maybe_json(store, "job.json")
-        return watch.see(line, time.monotonic(),
-                         lambda: awaited(job, store, open_dest(dest, None), doc) if doc else [],
+        if not job_doc:
+            job_doc.extend(filter(None, [maybe_json(store, "job.json")]))
+        return awaited(job, store, open_dest(dest, None), job_doc[0]) if job_doc else []
+
+    def stalled(line: str) -> list[str]:
+        """What to say when the merge stands still (and the awaited tasks sent again, if none is queued)."""
+        return watch.see(line, time.monotonic(), waiting_for,
                          lambda: retried(lambda: look_at_queue(sqs, queue_url, dead_letters),
                                          f"{queue_url}: cannot read the queue"), send)
 

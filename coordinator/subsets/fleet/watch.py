@@ -99,15 +99,11 @@ class QueueLook:
 
 
 def look_at_queue(sqs, queue_url: str, dead_letter_url: str | None) -> QueueLook:
-    def counts(url: str) -> list[int]:
-        attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=[
-            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed",
-            "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
-        return [int(attrs.get(k, 0)) for k in ("ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed",
-                                               "ApproximateNumberOfMessagesNotVisible")]
+    from ....worker.queue.sqs import queue_counts
 
-    visible, delayed, in_flight = counts(queue_url)
-    return QueueLook(visible, delayed, in_flight, counts(dead_letter_url)[0] if dead_letter_url else None)
+    q = queue_counts(sqs, queue_url)
+    return QueueLook(q["visible"], q["delayed"], q["in_flight"],
+                     queue_counts(sqs, dead_letter_url)["visible"] if dead_letter_url else None)
 
 
 @dataclass
