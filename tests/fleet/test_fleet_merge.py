@@ -296,6 +296,19 @@ def test_a_merge_of_inputs_without_a_schema_org_class_fails_as_a_local_one(fleet
     # data of another vocabulary is read by a runs task, which finds no class; no data is refused before any task
     assert ("1 runs task sent" in res.stderr) == isinstance(context, dict), res.stderr
     assert fleet.keys("s3://out/other-merged") == set()  # the job removed, nothing published
+    if not isinstance(context, dict):   # no data at all: the tables on the fleet say so as a local run does
+        local_tables = subprocess.run(CLI + ["tables", str(out), "--out", str(tmp_path / "local-tables"), "--quiet"],
+                                      env=fleet.env, capture_output=True, text=True, timeout=120)
+        assert local_tables.returncode == 0, local_tables.stderr
+        res = fleet.cli("tables", "s3://out/other", "--out", "s3://out/other-tables", "--queue-url", url, "--quiet",
+                        timeout=120)
+        assert res.returncode == 0 and "nothing for the fleet" in res.stderr, res.stderr
+        assert fleet.keys("s3://out/other-tables") == {"summary.json"}
+        mine = fleet.json("s3://out/other-tables", "summary.json")
+        theirs = json.loads((tmp_path / "local-tables" / "summary.json").read_text())
+        where = ("created", "dest", "source")   # (when and where: the rest is the same)
+        assert {k: v for k, v in mine.items() if k not in where} == {k: v for k, v in theirs.items() if k not in where}
+        assert mine["empty"] and mine["classes"] == {}
     if isinstance(context, dict):   # started with --no-wait: the job says why it failed to whoever looks
         res = fleet.cli("subsets", "s3://out/other", "--out", "s3://out/other-nowait", "--queue-url", url,
                         "--no-wait", "--quiet", timeout=120)

@@ -28,7 +28,7 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
     if kind == "tables":
         from ...tables.corpus import data_groups, fleet_options, prepare as prepare_tables
 
-        plan, _ = prepare_tables(out, dest, opts)
+        plan, _empty = prepare_tables(out, dest, opts)
         groups, options = data_groups(plan.inputs, opts.memory_bytes), fleet_options(opts)
     else:
         plan = prepare(out, dest, opts)
@@ -41,11 +41,15 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
     if not groups:  # no input holds data to read: nothing for the fleet, and the job would wait for ever
         if kind == "subsets":
             raise SubsetsError(NO_CLASS.format(out=out))
-        from ...tables.corpus import run_tables  # reads nothing; writes DEST/summary.json as a local run does
+        from ...tables.corpus import TablesResult, write_top
 
-        result = run_tables(out, dest, opts, 1, None, console, False)
+        # DEST/summary.json as a local run writes it (every class wanted and not made yet: empty), from the plan
+        wanted = set(opts.classes)
+        result = TablesResult(dest=dest, inputs=len(plan.inputs.committed.ids))
+        result.skipped = sorted(wanted & plan.done)
+        write_top(plan.dest_store, out, dest, result, result.skipped, sorted(wanted - plan.done), plan.fingerprint)
         console.print(f"no input has a row of {', '.join(opts.classes)}: nothing for the fleet; {dest}/summary.json "
-                      f"says so ({result.seconds:.1f} s)", markup=False, highlight=False, soft_wrap=True)
+                      f"says so ({time.monotonic() - started:.1f} s)", markup=False, highlight=False, soft_wrap=True)
         return 0
     sqs = client("sqs", region_of_queue(queue_url))
     sent = [0]
