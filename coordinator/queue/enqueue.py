@@ -16,7 +16,7 @@ from ...worker.archive.inputs import REMOTE_SCHEMES, InputSpec, spec
 from ...worker.aws import AwsError, client, describe, region_of_queue
 from ...worker.config import Config
 from ...worker.errors import InputError, QuadfleetError
-from ...worker.output.manifest import Manifest, RunError, load_inputs, load_manifest, save_inputs, save_manifest
+from ...worker.output.manifest import Manifest, load_inputs, save_inputs
 from ...worker.output.s3 import S3Store
 from ...worker.queue.messages import WorkItem
 
@@ -66,21 +66,11 @@ def _stamp() -> str:
 
 
 def open_run(store: S3Store, config: Config) -> Manifest:
-    """The run under this prefix, created if there is none; refused if it was made with other settings."""
-    manifest = load_manifest(store)
-    if manifest is None:
-        manifest = Manifest(run=f"run-{_stamp()}-{config.hash[:8]}", config=config,
-                            created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-        save_manifest(store, manifest)
-        return manifest
-    from ..preflight import differences, release_difference
+    """The run under this prefix, created if there is none (first writer wins, as ``extract`` makes one); refused,
+    naming the settings that differ, if it was made with others (enqueue has no flag to mix them)."""
+    from ..preflight import open_run as open_or_check
 
-    if manifest.config.hash != config.hash or release_difference(manifest):
-        diffs = "; ".join(differences(manifest.config, config) + release_difference(manifest)) \
-            or f"config hash {manifest.config.hash[:12]}, now {config.hash[:12]}"
-        raise RunError(f"{store.url} holds run {manifest.run} made with other settings: {diffs}. Use the same "
-                       "--config/--formats (and schema.org release: the same quadfleet), or another --out")
-    return manifest
+    return open_or_check(store, config, mixed_flag=None)[0]
 
 
 def enqueue(queue_url: str, out: str, specs: list[InputSpec], config: Config,

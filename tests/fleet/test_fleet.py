@@ -429,7 +429,7 @@ def test_enqueue_into_a_run_with_other_settings_names_the_settings(fleet):
     res = fleet.cli("enqueue", "--queue-url", url, "--out", "s3://out/settings", "--formats", "html-microdata",
                     "--table", "parquet", archive)
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
-    assert "holds run run-" in res.stderr and "made with other settings: formats " in res.stderr
+    assert "holds outputs made with other settings (run run-" in res.stderr and "): formats " in res.stderr
     assert "(this run: leaves out html-embedded-jsonld, " in res.stderr
     assert "output.table none there (this run: parquet)" in res.stderr
     assert "config hash" not in res.stderr
