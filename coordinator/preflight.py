@@ -19,6 +19,7 @@ from ..worker.config import TABLE_KEYS, Config
 from ..worker.errors import AwsError
 from ..worker.output.manifest import MANIFEST_KEY, Manifest, RunError, load_manifest
 from ..worker.rdf.schemaorg import release
+from .screen import listed
 
 MIXED_FLAG = "--allow-mixed-config"
 
@@ -42,13 +43,6 @@ def _show(value) -> str:
     return "unset" if value is None else str(value)
 
 
-def _listed(values: list[str], shown: int = 4) -> str:
-    """``a, b, c and d``; past ``shown`` values, ``a, b, c, d and 6 more``."""
-    if len(values) > shown:
-        return ", ".join(values[:shown]) + f" and {len(values) - shown} more"
-    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
-
-
 def differences(before: Config, now: Config) -> list[str]:
     """The settings that differ, each as ``NAME <before> there (this run: <now>)``; lists (formats, classes) say
     in words what this run adds and what it leaves out (``formats html-microdata there (this run: adds
@@ -62,10 +56,10 @@ def differences(before: Config, now: Config) -> list[str]:
         if isinstance(there, list) and isinstance(here, list):
             added = [str(v) for v in here if v not in there]
             left_out = [str(v) for v in there if v not in here]
-            here_text = "; ".join(([f"adds {_listed(added)}"] if added else [])
-                                  + ([f"leaves out {_listed(left_out)}"] if left_out else [])) \
+            here_text = "; ".join(([f"adds {listed(added)}"] if added else [])
+                                  + ([f"leaves out {listed(left_out)}"] if left_out else [])) \
                 or "the same in another order"
-            there = _listed([str(v) for v in there], 6) if there else "none"
+            there = listed([str(v) for v in there], 6) if there else "none"
         else:
             here_text = _show(here)
         out.append(f"{_setting_name(key)} {_show(there) or 'none'} there (this run: {here_text})")

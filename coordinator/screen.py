@@ -181,6 +181,14 @@ def show(out, table) -> None:
     out.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
+def listed(values, shown: int = 4) -> str:
+    """``a, b, c and d``; past ``shown`` values, ``a, b, c, d and 6 more``."""
+    values = [str(v) for v in values]
+    if len(values) > shown:
+        return ", ".join(values[:shown]) + f" and {len(values) - shown} more"
+    return " and ".join(filter(None, [", ".join(values[:-1]), values[-1] if values else ""]))
+
+
 def plural(n: int, word: str, words: str | None = None) -> str:
     """``1 page``, ``2 pages``, ``1,024 archives`` (``words`` for an irregular plural: 1 class, 2 classes)."""
     return f"{n:,} {noun(n, word, words)}"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..report.charts import CHART_DIR, charts_available, est, num, pct, short_iri
 from ..report.document import render_html, render_markdown
+from ..screen import listed
 from .sites import STD_DEVS
 
 CSVS = ("runs.csv", "formats.csv", "classes.csv", "churn.csv", "properties.csv", "quality.csv")
@@ -149,7 +150,7 @@ def _settings(values: list) -> list[str]:
     cells = []
     for v in values:
         missing = [x for x in union if x not in v]
-        shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+        shown = listed(missing, 6)
         cells.append(f"all {len(union)}" if not missing else f"{len(v)} of {len(union)}: without {shown}")
     return cells
 

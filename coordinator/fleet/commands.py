@@ -296,9 +296,10 @@ def _upload_shipment(fleet: Fleet, shipment, bucket: str, prefix: str | None) ->
     from .ship import CODE_PREFIX, upload
 
     if shipment.untracked:
-        shown = ", ".join(shipment.untracked[:5]) + (f" and {len(shipment.untracked) - 5} more"
-                                                     if len(shipment.untracked) > 5 else "")
-        fleet.say(f"note: not shipped, as git does not track them: {shown} (git add them to ship them)")
+        from ..screen import listed
+
+        fleet.say(f"note: not shipped, as git does not track them: {listed(shipment.untracked, 5)} (git add them "
+                  "to ship them)")
     url = aws_call(f"s3://{bucket}", upload, shipment, fleet.client("s3"), bucket, prefix or CODE_PREFIX)
     fleet.say(f"shipped quadfleet {shipment.version}: its source and {len(shipment.files) - 1} wheels, "
               f"{shipment.bytes / 1e6:,.1f} MB, to {url}/ (SHA256SUMS {shipment.digest[:12]}…)")

@@ -337,7 +337,7 @@ def test_the_watch_says_nothing_while_the_merge_moves_and_sends_again_only_when_
 
     assert see("runs 0/1", 0) == [] and see("runs 1/1", 5) == [] and see("runs 1/1", 14) == []
     said = see("runs 1/1", 15)  # 10 s without a change: said once, nothing sent (a message is in flight)
-    assert said == ["no progress for 10 s: waiting for subsets-plan Product, subsets-plan Event; the work queue "
+    assert said == ["no progress for 10 s: waiting for subsets-plan Product and subsets-plan Event; the work queue "
                     "has 0 visible, 0 delayed, 1 in flight; its dead-letter queue has 0"] and sent == []
     assert see("runs 1/1", 20) == []  # not again before another stall
     queue["look"] = QueueLook(0, 0, 0, 0)
@@ -347,7 +347,7 @@ def test_the_watch_says_nothing_while_the_merge_moves_and_sends_again_only_when_
     for now in range(26, 35):
         assert see("runs 1/1", now) == []
     said = see("runs 1/1", 35)  # empty since 20 s... seen empty for 10 s from 25: sent again
-    assert len(said) == 2 and "sent subsets-plan Product, subsets-plan Event again" in said[1] and sent == ["p", "e"]
+    assert len(said) == 2 and "sent subsets-plan Product and subsets-plan Event again" in said[1] and sent == ["p", "e"]
     assert see("runs 1/1, ranges 0/3", 36) == []  # it moves again: quiet
     now = 36
     with pytest.raises(GaveUp, match="sent again 3 times"):

@@ -156,5 +156,6 @@ class GaveUp(Exception):
 def _names(tasks: list[Awaited], most: int = 5) -> str:
     if not tasks:
         return "nothing (the job's files say it is complete)"
-    shown = ", ".join(t.name for t in tasks[:most])
-    return shown + (f" and {len(tasks) - most} more" if len(tasks) > most else "")
+    from ...screen import listed
+
+    return listed([t.name for t in tasks], most)
