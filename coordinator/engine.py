@@ -95,9 +95,14 @@ def run_one(spec: InputSpec, out: str, scratch: str, config_json: dict,
         reason = "out of memory"
     except Exception as exc:  # a bug must not take the run down with it: record it and go on
         reason = f"internal error {type(exc).__name__}: {exc}"
+    return failed(spec, store, reason)
+
+
+def failed(spec: InputSpec, store, reason: str) -> tuple:
+    """An input's failure recorded in ``errors/`` (if the output takes it: it is reported anyway), as its answer."""
     try:
         record_failure(spec, store, reason)
-    except (OSError, QuadfleetError):  # e.g. the output itself is failing: the reason is reported anyway
+    except (OSError, QuadfleetError):  # e.g. the output itself is failing
         pass
     return spec.id, None, reason
 

@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING
 
 from ..worker.archive.inputs import InputSpec
 from ..worker.config import Config
-from ..worker.errors import QuadfleetError
 from ..worker import native
 from ..worker.output.scratch import RunScratch, hold
-from ..worker.pipeline.process import record_failure
-from .engine import RunResult, announce, begin_run, fold, output_store, progress_display, run_one, scratch_base
+from .engine import (RunResult, announce, begin_run, failed, fold, output_store, progress_display, run_one,
+                     scratch_base)
 from .engine import forget_settings as _forget_settings  # noqa: F401 (its name here before engine.py)
 from .interrupts import term_interrupts
 from .screen import lines
@@ -56,12 +55,7 @@ def _lost(job: tuple, exitcode: int | None) -> tuple:
     spec, out, scratch, _ = job
     how = (f"killed by {signal.Signals(-exitcode).name}" if exitcode is not None and exitcode < 0 and
            -exitcode in signal.valid_signals() else f"exit code {exitcode}")
-    reason = f"the process extracting it died ({how}; out of memory?)"
-    try:
-        record_failure(spec, output_store(out, scratch), reason)
-    except (OSError, QuadfleetError):
-        pass
-    return spec.id, None, reason
+    return failed(spec, output_store(out, scratch), f"the process extracting it died ({how}; out of memory?)")
 
 
 def run_local(specs: list[InputSpec], out: str, config: Config, processes: int,
