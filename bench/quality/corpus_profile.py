@@ -48,9 +48,10 @@ def pages():
             yield str(path.relative_to(CORPUS)), "http://example.com/" + path.name, path.read_bytes()
 
 
-def profile(listing: list | None = None) -> dict:
-    """Counts over every page: pages, schema.org quads and entities checked, findings per kind, repairs per rule;
-    with ``listing``, one dict per flag and per repair appended to it."""
+def profile(listing: list | None = None, source=None) -> dict:
+    """Counts over every page (of ``source``, an iterable like :func:`pages`'s: the corpus's by default): pages,
+    schema.org quads and entities checked, findings per kind, repairs per rule; with ``listing``, one dict per flag
+    and per repair appended to it."""
     import quadfleet
     from quadfleet.worker.quality.check import check_lines
     from quadfleet.worker.quality.repair import repair_lines
@@ -61,7 +62,7 @@ def profile(listing: list | None = None) -> dict:
         ADVISORIES = ()
     counts = {"pages": 0, "pages_checked": 0, "quads": 0, "entities": 0, "kinds": Counter(), "rules": Counter(),
               "kinds_by_format": Counter(), "error_quads": set(), "error_entities": set()}
-    for page_id, url, body in pages():
+    for page_id, url, body in (pages() if source is None else source):
         counts["pages"] += 1
         result = quadfleet.extract(body, url)
         checked = False

@@ -122,9 +122,9 @@ def evidence(source: str, item: dict) -> str:
     return ""
 
 
-def candidates(listings: dict[str, list[dict]], labels: dict[tuple, dict]) -> list[dict]:
+def candidates(listings: dict[str, list[dict]], labels: dict[tuple, dict], source=None) -> list[dict]:
     """Every item of the listings (named "now", "before", ...), with where it was found, its evidence and the label
-    it has so far."""
+    it has so far; the pages' text from ``source`` (the corpus's pages by default)."""
     found: dict[tuple, dict] = {}
     for name, listing in listings.items():
         for k, item in items(listing).items():
@@ -134,7 +134,7 @@ def candidates(listings: dict[str, list[dict]], labels: dict[tuple, dict]) -> li
             entry["found_by"].append(name)
     sources = {}
     wanted = {k[0] for k in found}
-    for page_id, _, body in quality_profile.pages():
+    for page_id, _, body in (quality_profile.pages() if source is None else source):
         if page_id in wanted:
             sources[page_id] = body.decode("utf-8", "replace")
     out = []
