@@ -55,6 +55,10 @@ def literal_errors(out: PageCheck, info, key: str, s: str, i: int, rest: str, fu
             out.repair_at.append(i)
         return not member
     if info.quantity_text:
+        # a Duration's text that is no ISO 8601 duration is a bad lexical form, the quad's error (with ``full``)
+        if full and checkable(info.checked_datatypes) and not parses(info.checked_datatypes, lexical_form(rest)):
+            out.findings.append(Finding(BAD_LEXICAL_FORM, s, i, key, key))
+            return True
         out.findings.append(Finding(TEXT_FOR_QUANTITY, s, i, key, key))
         return False
     dts = info.checked_datatypes
@@ -142,10 +146,11 @@ def scan_path(request, monkeypatch):
 
 # (properties whose literals' lexical forms are checked: dates, numbers, booleans, a GTIN; one of objects only)
 CHECKED = [f"<http://schema.org/{p}>" for p in ("startDate", "datePublished", "numberOfPages", "isAccessibleForFree",
-                                                "copyrightYear", "gtin13", "author")]
+                                                "copyrightYear", "gtin13", "author", "duration", "cookTime", "width")]
 LITERALS = ['" 2015-03-03 "', '"2015-03-03\u00a0"', '"\u3000 2015-03-03"', '"\\u0032015-03-03"', '"2015-03-03\\t"',
             '"2015-03-03\\"', '"\\"2015-03-03\\""', '" 12 "', '"\\u0031\\u0032"', '"12\\n"', '"1\u00a0"', '" true"',
-            '"true\\r"', '" 1234567890128 "', '"\\u00312"^^<http://schema.org/Number>', '" "', '""', '"March 3, 2015"']
+            '"true\\r"', '" 1234567890128 "', '"\\u00312"^^<http://schema.org/Number>', '" "', '""', '"March 3, 2015"',
+            '" PT1H30M "', '"T0M15S"', '"\\u0050T5M"', '"1 hour"', '"5 cm"']
 
 
 def unusual(pages: list[list[str]], rng: random.Random) -> list[list[str]]:

@@ -2,6 +2,8 @@
 what each repair writes (repair), against the shipped schema.org release."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from quadfleet.worker.quality.check import ADVISORIES, KINDS, check_lines, check_results
@@ -73,8 +75,12 @@ def test_property_iris_and_what_statistics_count():
     ({"Integer"}, ["12", "+3"], ["12.5", "twelve"]),
     ({"Boolean"}, ["true", "False", "http://schema.org/True"], ["yes", "1"]),
     ({"Time"}, ["18:20", "18:20:00Z"], ["6pm"]),
-    # billingDuration: a Duration (a Quantity's text, any string) beside a Number: nothing to reject
-    ({"Duration", "Number"}, ["P1M", "1 month", "12"], []),
+    # ISO 8601 durations (schema.org: "use ISO 8601 duration format"), leniently; billingDuration's beside a Number
+    ({"Duration"}, ["P1M", "PT1H30M", "P0DT1H", "PT1.5H", "pt30m", "P1W", "-P1D", "P0001-02-03T04:05:06", " P2Y "],
+     ["T0M15S", "1Y", "P", "PT", "P1DT", "1 month", "3:45", "PT1H30", "45 minutes", ""]),
+    ({"Duration", "Number"}, ["P1M", "12", "1.5"], ["1 month", "T1M"]),
+    # a Distance is "<number> <unit>": any string may try
+    ({"Distance"}, ["5 cm", "800", "wide"], []),
 ])
 def test_lexical_forms(datatypes, good, bad):
     for value in good:
@@ -267,6 +273,29 @@ def test_an_enumeration_member_in_any_case_and_spelling(literal, member, kind):
         assert new[1] == f"_:o <http://schema.org/availability> <http://schema.org/{member}>{G}"
 
 
+@pytest.mark.parametrize("prop, literal, iri", [
+    ("businessFunction", "http://purl.org/goodrelations/v1#LeaseOut", "http://purl.org/goodrelations/v1#LeaseOut"),
+    ("deliveryMethod", " http://purl.org/goodrelations/v1#UPS ", "http://purl.org/goodrelations/v1#UPS"),
+    ("eligibleCustomerType", "http://purl.org/goodrelations/v1#Enduser", "http://purl.org/goodrelations/v1#Enduser"),
+    ("availability", "https://shop.example/stock", None),   # ItemAvailability lists schema.org's members alone
+    ("businessFunction", "http://purl.org/goodrelations/v1#Lease Out", None),   # a space: not sure
+])
+def test_a_value_schema_org_lists_outside_its_members_is_its_iri(prop, literal, iri):
+    """BusinessFunction, DeliveryMethod, PaymentMethod and BusinessEntityType list GoodRelations' individuals as
+    their values: given as text (as schema.org's own examples eg-0354, eg-0154 and eg-0352 give them in JSON-LD),
+    such a value is the IRI the page meant (``literal-to-iri``); any other URL for an enumeration is flagged only."""
+    lines = page("_:o <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://schema.org/Offer>",
+                 f"_:o <http://schema.org/{prop}> {json.dumps(literal)}")
+    check = check_lines(lines)
+    assert [f.kind for f in check.findings] == ["literal-for-object"]
+    repaired, done = repair_lines(lines, check)
+    if iri is None:
+        assert done == [] and repaired == lines
+    else:
+        assert [r.rule for r in done] == ["literal-to-iri"]
+        assert repaired[1] == f"_:o <http://schema.org/{prop}> <{iri}>{G}"
+
+
 def test_one_error_a_quad():
     """A misspelt property's value and domain are not judged again; a literal for an entity property is not also out
     of its domain: the kinds are disjoint, and the repair of the spelling still mends the value."""
@@ -355,3 +384,47 @@ def test_a_duration_beside_a_number_is_not_a_bad_lexical_form():
              f'{s} <http://schema.org/billingIncrement> "one" {g} .']
     kinds = [(f.kind, f.line) for f in check_lines(lines).findings]
     assert kinds == [(BAD_LEXICAL_FORM, 2)]
+
+
+def test_a_duration_that_is_no_iso_8601_duration_is_a_bad_lexical_form_not_the_advisory():
+    """schema.org's Duration is "in ISO 8601 duration format": ``"PT4M45S"`` given to ``duration`` is text for a
+    Quantity (the advisory), ``"T0M15S"`` (its ``P`` left out, in schema.org's own example eg-0006) and ``"1Y"``
+    (eg-0252) are errors, as is ``"1 hour"`` for ``cookTime``, whose range is a Duration alone; a Distance's text
+    (``"5 cm"``) has no form to check."""
+    from quadfleet.worker.quality.check import BAD_LEXICAL_FORM, TEXT_FOR_QUANTITY, check_lines
+
+    s, g = "_:b0", "<https://example.com/>"
+    rdf_type = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    lines = [f"{s} {rdf_type} <http://schema.org/VideoObject> {g} .",
+             f'{s} <http://schema.org/duration> "PT4M45S" {g} .',
+             f'{s} <http://schema.org/duration> "T0M15S" {g} .',
+             f'{s} <http://schema.org/timeRequired> "1Y" {g} .',
+             f'_:b1 <http://schema.org/cookTime> "1 hour" {g} .',
+             f'_:b1 <http://schema.org/cookTime> "PT1H" {g} .',
+             f'{s} <http://schema.org/width> "5 cm" {g} .',
+             f"_:b1 {rdf_type} <http://schema.org/Recipe> {g} ."]
+    kinds = [(f.kind, f.line) for f in check_lines(lines).findings]
+    assert sorted(kinds) == [(BAD_LEXICAL_FORM, 2), (BAD_LEXICAL_FORM, 3), (BAD_LEXICAL_FORM, 4),
+                             (TEXT_FOR_QUANTITY, 1), (TEXT_FOR_QUANTITY, 6)]
+    assert [(f.kind, f.line) for f in check_lines(lines, full=False).findings] == \
+        [(TEXT_FOR_QUANTITY, 1), (TEXT_FOR_QUANTITY, 2), (TEXT_FOR_QUANTITY, 6)], "without full: no lexical check"
+
+
+@pytest.mark.parametrize("subject_class, prop, literal, cls, label", [
+    ("Flight", "arrivalAirport", "SFO", "Airport", "iataCode"),       # schema.org's eg-0092
+    ("Flight", "departureAirport", "UUEE", "Airport", "icaoCode"),
+    ("Flight", "departureAirport", "Sheremetyevo", "Airport", "name"),
+    ("MedicalCondition", "code", "D02.078.370.141.450", "MedicalCode", "codeValue"),   # eg-0222
+X
+    ("Book", "author", "SFO", "Thing", "name"),   # a code's shape means nothing where the class has no code
+])
+def test_a_node_made_for_a_code_has_it_by_the_property_its_class_has_for_it(subject_class, prop, literal, cls,
+                                                                           label):
+    """A node *named* "SFO" says that is what the airport is called; an Airport has ``iataCode`` for it."""
+    lines = page(f"_:s {TYPE} <http://schema.org/{subject_class}>", f'_:s <http://schema.org/{prop}> "{literal}"')
+    repaired, done = repair_lines(lines, check_lines(lines))
+    assert [r.rule for r in done] == ["literal-to-node"]
+    node = repaired[1].split(" ")[2]
+    assert node.startswith(NODE_PREFIX)
+    assert repaired[2:] == [f"{node} {TYPE} <http://schema.org/{cls}>{G}",
+                            f'{node} <http://schema.org/{label}> "{literal}"{G}']

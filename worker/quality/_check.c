@@ -27,8 +27,9 @@
 #define F_DOMAIN 2     /* the property has a domain to check */
 #define F_OBJECTS 4    /* its range holds classes only: a literal is Python's (whether a repair changes its line turns
                           on what the literal says) */
-#define F_QUANTITY 8   /* a literal is text for a Quantity: an advisory finding (the domain is still checked); else a
-                          literal's lexical form is checked, and a bad one is the quad's one error */
+#define F_QUANTITY 8   /* a literal is text for a Quantity: an advisory finding (the domain is still checked), unless
+                          the Quantity has a lexical form (a Duration's: its match is given) and the literal is not
+                          one; else a literal's lexical form is checked, and a bad one is the quad's one error */
 
 /* check.py's markers, its Finding class and two kinds of finding, given once by setup(). */
 static PyObject *PLAIN, *TYPE, *FINDING, *BAD_LEXICAL_FORM, *TEXT_FOR_QUANTITY;
@@ -214,7 +215,7 @@ static int property_line(Scan *self, PyObject *line, Py_ssize_t i, PyObject *ent
     int literal = (flags & F_LITERALS) && PyUnicode_READ(kind, data, b + 1) == '"';
     if (literal && (flags & F_OBJECTS)) return -1;
     int quantity = literal && (flags & F_QUANTITY);
-    int lexical = literal && !quantity && self->full;
+    int lexical = literal && self->full && (!quantity || match != Py_None);
     int domain = (flags & F_DOMAIN) && self->full;
     if (!quantity && !lexical && !domain) return 1;
     if (!PyUnicode_CheckExact(key) || (lexical && match == Py_None)) return -1;

@@ -6,8 +6,9 @@ quad and counted for its subject (the entity):
 - ``namespace-variant``, ``wrong-case``, ``undefined-class``, ``undefined-property``: the spelling of a class (an
   ``rdf:type`` object) or a property (:mod:`.terms`);
 - ``literal-for-object``: a literal given to a property whose range holds only classes (``author``, ``item``);
-- ``bad-lexical-form``: a literal of a property that takes only dates, times, numbers or booleans that is none
-  (``March 3, 2015``), or a GTIN of the wrong length or check digit (:mod:`.lexical`);
+- ``bad-lexical-form``: a literal of a property that takes only dates, times, durations, numbers or booleans that
+  is none (``March 3, 2015``; ``T0M15S`` for a Duration, beside a QuantitativeValue or not), or a GTIN of the
+  wrong length or check digit (:mod:`.lexical`);
 - ``outside-domain``: a property none of whose domain classes (nor their subclasses) is a class of its entity
   (``price`` on a Product rather than its Offer). Untyped nodes are not checked: their class is unknown.
 
@@ -20,7 +21,7 @@ use, counted apart and never in the errors' totals:
 
 - ``text-for-quantity``: text given to a property whose range holds a Quantity (Distance, Duration, Energy, Mass)
   and a class (``"width": "800"``, ``"duration": "PT0M22S"``): a Quantity is a DataType since release 15.0, written
-  as text, where a QuantitativeValue could say more;
+  as text, where a QuantitativeValue could say more (a Duration's text only if it is one: ISO 8601's);
 - ``schema-iri-as-text``: the schema.org IRI of what the range expects given as text: an enumeration member
   (``"availability": "https://schema.org/InStock"``) or a class (``"interactionType":
   "https://schema.org/CommentAction"``), as schema.org's own examples write them (its context does not make those
@@ -316,12 +317,18 @@ def _literal_error(out: PageCheck, pred: _Predicate, s: str, rest: str, i: int, 
             out.repairable = True
             out.repair_at.append(i)
         return not advisory
-    if pred.quantity:
+    if pred.quantity and (not full or pred.match is None):
         out.findings.append(Finding(TEXT_FOR_QUANTITY, s, i, key, key))
         return False
     if not full:
         return False
     lexical = lexical_form(rest)
+    if pred.quantity:   # (a Duration's text: the advisory's form only if it is one)
+        if pred.match(lexical.strip()) is not None:
+            out.findings.append(Finding(TEXT_FOR_QUANTITY, s, i, key, key))
+            return False
+        out.findings.append(Finding(BAD_LEXICAL_FORM, s, i, key, key))
+        return True
     if gtin_ok(pred.gtin, lexical) if pred.gtin is not None else pred.match(lexical.strip()) is not None:
         return False
     out.findings.append(Finding(BAD_LEXICAL_FORM, s, i, key, key))

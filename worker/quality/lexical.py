@@ -1,10 +1,13 @@
-"""Whether a literal's lexical form is one schema.org's datatype can hold: dates, times, numbers, booleans, GTINs.
+"""Whether a literal's lexical form is one schema.org's datatype can hold: dates, times, durations, numbers,
+booleans, GTINs.
 
-schema.org asks for ISO 8601 dates and times, numbers with a '.' for decimals and no unit or currency, and GTINs
-of the length their property names. The checks are lenient where consumers are (a date for a DateTime, a date and
-time for a Date, a space for the 'T', surrounding white space, reduced precision such as ``2015`` or ``2015-03``)
-so that what is flagged is what no reader takes: ``March 3, 2015``, ``03/03/2015``, ``$19.99``, ``1,299``,
-``yes``, a 12-digit GTIN-13 or one whose check digit is wrong.
+schema.org asks for ISO 8601 dates, times and durations, numbers with a '.' for decimals and no unit or currency,
+and GTINs of the length their property names. The checks are lenient where consumers are (a date for a DateTime, a
+date and time for a Date, a space for the 'T', surrounding white space, reduced precision such as ``2015`` or
+``2015-03``) so that what is flagged is what no reader takes: ``March 3, 2015``, ``03/03/2015``, ``$19.99``,
+``1,299``, ``yes``, a 12-digit GTIN-13 or one whose check digit is wrong, a duration without its ``P`` (``T0M15S``)
+or its designators (``1Y``, ``1 month``, ``3:45``). A Duration is the one Quantity with a lexical form (schema.org:
+"use ISO 8601 duration format"); a Distance, Energy or Mass is ``<number> <unit>``, which any string may try.
 """
 from __future__ import annotations
 
@@ -21,6 +24,11 @@ _PATTERNS = {
     "Float": r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?",
     "Integer": r"[+-]?\d+",
     "Boolean": r"(?i:true|false)|(?:https?://(?:www\.)?schema\.org/)?(?:True|False)",
+    # ISO 8601: designators (a fraction on any; at least one; "T" only before a time's), or the alternative
+    # format (P0001-02-03T04:05:06); a sign as XML Schema allows; lenient in case, as readers are.
+    "Duration": r"(?i:[+-]?P(?=\d|T\d)(?:\d+(?:[.,]\d+)?Y)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?W)?"
+                r"(?:\d+(?:[.,]\d+)?D)?(?:T(?=\d)(?:\d+(?:[.,]\d+)?H)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?S)?)?"
+                r"|P\d{4}-?\d{2}-?\d{2}(?:T\d{2}:?\d{2}:?\d{2})?)",
 }
 # Properties that name the GTIN they take (GS1 digits, with a check digit).
 GTIN_LENGTHS = {"gtin8": (8,), "gtin12": (12,), "gtin13": (13,), "gtin14": (14,), "gtin": (8, 12, 13, 14)}
@@ -29,7 +37,7 @@ GTIN_LENGTHS = {"gtin8": (8,), "gtin12": (12,), "gtin13": (13,), "gtin14": (14,)
 @functools.lru_cache(maxsize=256)
 def _pattern(datatypes: frozenset[str]) -> re.Pattern | None:
     """The lexical forms ``datatypes`` accept, None where any string may be right: a datatype without a form to
-    check (a Quantity's text, ``billingDuration``'s ``"P1M"`` beside its Number) accepts any."""
+    check (a Distance's text, ``"5 cm"``) accepts any."""
     if any(d not in _PATTERNS for d in datatypes):
         return None
     alternatives = [_PATTERNS[d] for d in sorted(datatypes) if d in _PATTERNS]

@@ -10,14 +10,17 @@ The rules, each keeping what the page meant:
   that member (``enumeration-member``);
 - a literal that is an absolute URL (``"item": "https://www.example.com/news"``): the IRI of that resource, as
   JSON-LD's ``@id`` coercion would have made it (``literal-to-iri``): the page meant the resource at the URL, not a
-  thing *named* by it;
-- any other literal that names something: a node of the range's class named by it (``literal-to-node``).
+  thing *named* by it; where the range is enumerations only, only the values schema.org lists beside its members
+  are (GoodRelations' ``http://purl.org/goodrelations/v1#LeaseOut`` for ``businessFunction``);
+- any other literal that names something: a node of the range's class named by it (``literal-to-node``), or,
+  where the class has a property for what such a literal is, given by that property (:func:`label_property`: a
+  MedicalCode's or CategoryCode's ``codeValue``, an Airport's IATA or ICAO code).
 
 No repair where none keeps the meaning: a literal that names no member where the range is enumerations only
-(``"availability": "limited"``), one that is only a class's name (``"performer": "Organization"``: a template's
-placeholder), one that names nothing (no letter in it, ``"4.5"``; a relative or scheme-less URL or a file name,
-``"/news"``, ``"www.example.com"``, ``"thumb.jpg"``, a URI of another scheme, ``"tel:+441234"``; a URL with a space
-in it).
+(``"availability": "limited"``, ``"https://shop.example/stock"``), one that is only a class's name (``"performer":
+"Organization"``: a template's placeholder), one that names nothing (no letter in it, ``"4.5"``; a relative or
+scheme-less URL or a file name, ``"/news"``, ``"www.example.com"``, ``"thumb.jpg"``, a URI of another scheme,
+``"tel:+441234"``; a URL with a space in it).
 """
 from __future__ import annotations
 
@@ -30,6 +33,9 @@ from .vocabulary import PropertyInfo, enumeration_member, enumerations, placehol
 ENUMERATION_MEMBER, LITERAL_TO_IRI, LITERAL_TO_NODE = "enumeration-member", "literal-to-iri", "literal-to-node"
 # http(s), a dotted host, no space
 _ABSOLUTE_URL = re.compile(r"https?://[^\s/?#]+\.[^\s/?#]+(?:[/?#]\S*)?\Z", re.I)
+# Where the values schema.org lists for its enumerations outside its own members live: BusinessFunction,
+# DeliveryMethod, PaymentMethod and BusinessEntityType name GoodRelations' individuals ("Commonly used values").
+_LISTED_VALUES = ("http://purl.org/goodrelations/v1#",)
 # A reference rather than a name: a relative or scheme-less URL, a file name, a URI of another scheme (``tel:``,
 # ``urn:isbn:``, ``android-app://``); no space in any of them.
 _REFERENCE = re.compile(r"(?:[/#?.]|www\.|\S*/|[a-z][a-z0-9+.-]*:)\S*\Z|\S+\.(?:[a-z][a-z0-9]{1,4})\Z", re.I)
@@ -43,8 +49,13 @@ def literal_repair(info: PropertyInfo, lexical: str) -> tuple[str, str] | None:
         member = enumeration_member(info, value)
         if member is not None:
             return ENUMERATION_MEMBER, CANONICAL + member
-        if enumerations().issuperset(info.range_classes):
-            return None   # names no member: no node could stand for one
+        if enumerations().issuperset(info.range_classes):   # names no member: no node could stand for one,
+            # but a GoodRelations value is the IRI schema.org lists as one (businessFunction's
+            # ``http://purl.org/goodrelations/v1#LeaseOut``, deliveryMethod's, paymentMethod's, eligibleCustomerType's)
+            if value.startswith(_LISTED_VALUES) and _ABSOLUTE_URL.match(value):
+                written = iri(value)
+                return (LITERAL_TO_IRI, written[1:-1]) if written is not None else None
+            return None
     if placeholder(value) is not None:
         return None
     if value[:8].lower().startswith(("http://", "https://")):
@@ -68,3 +79,23 @@ def schema_iri(info: PropertyInfo, lexical: str, found: tuple[str, str] | None) 
         return found[0] == ENUMERATION_MEMBER and name == found[1][len(CANONICAL):]
     return (name in vocabulary().classes and name not in info.range_classes
             and not ancestors(name).isdisjoint(info.range_classes))
+
+
+# Classes with a property for the code a literal given for them may be, and the codes' shapes (None: any literal).
+# A node *named* "SFO" or "D02.078.370.141.450" would say the code is what the thing is called.
+_CODES: dict[str, tuple[tuple[re.Pattern | None, str], ...]] = {
+    "MedicalCode": ((None, "codeValue"),),
+    "CategoryCode": ((None, "codeValue"),),
+    "Airport": ((re.compile(r"[A-Z]{3}\Z"), "iataCode"), (re.compile(r"[A-Z]{4}\Z"), "icaoCode")),
+}
+
+
+def label_property(cls: str, lexical: str) -> str:
+    """The property the node made for ``lexical`` (of class ``cls``) takes it by: ``name``, unless the class has a
+    property for the code the literal is (schema.org's example eg-0092 gives ``"arrivalAirport": "SFO"``, eg-0222
+    ``"code": "D02.078.370.141.450"``)."""
+    value = lexical.strip()
+    for shape, prop in _CODES.get(cls, ()):
+        if shape is None or shape.match(value):
+            return prop
+    return "name"

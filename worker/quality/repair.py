@@ -9,8 +9,9 @@ only where the intent is clear, each counted by rule:
 - ``enumeration-member``, ``literal-to-iri``, ``literal-to-node``: a literal given to a property whose range holds
   only classes, written as the member of the property's enumeration it names, as the IRI of the URL it is, or as a
   new blank node of the range's class (its one class, or the most specific class above all of them: ``author``'s
-  Person or Organization gives Thing) whose ``name`` is the literal, as the paper proposes; none where none keeps
-  what the page meant (:mod:`.literals` says which).
+  Person or Organization gives Thing) whose ``name`` is the literal, as the paper proposes (a code's property
+  where the class has one: an Airport's ``iataCode``); none where none keeps what the page meant (:mod:`.literals`
+  says which).
 
 Nothing else changes: a page without an error gives its lines back as they are, the same list. The node made for
 a literal is labelled from what it stands for (``_:qfr`` and a hash of subject, property and literal), so every
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 from ..rdf.schemaorg import CANONICAL
 from .check import RDF_TYPE, PageCheck, lexical_form
-from .literals import literal_repair
+from .literals import label_property, literal_repair
 from .terms import MEMO, class_term, property_term
 from .vocabulary import common_class
 
@@ -76,8 +77,11 @@ def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list, done: li
         return True
     cls = common_class(info.range_classes)
     node = _node(s, p, rest)
-    out += [f"{s} {p} {node}{tail}", f"{node} {RDF_TYPE} <{CANONICAL}{cls}>{tail}", f"{node} {NAME} {literal}{tail}"]
-    done.append(Repair("literal-to-node", s, prop, literal, f"{node} a {CANONICAL}{cls}", at))
+    label = label_property(cls, lexical_form(rest))
+    out += [f"{s} {p} {node}{tail}", f"{node} {RDF_TYPE} <{CANONICAL}{cls}>{tail}",
+            f"{node} {NAME if label == 'name' else f'<{CANONICAL}{label}>'} {literal}{tail}"]
+    done.append(Repair("literal-to-node", s, prop, literal,
+                       f"{node} a {CANONICAL}{cls}" + ("" if label == "name" else f", {label}"), at))
     return True
 
 
