@@ -415,7 +415,7 @@ def test_a_duration_that_is_no_iso_8601_duration_is_a_bad_lexical_form_not_the_a
     ("Flight", "departureAirport", "UUEE", "Airport", "icaoCode"),
     ("Flight", "departureAirport", "Sheremetyevo", "Airport", "name"),
     ("MedicalCondition", "code", "D02.078.370.141.450", "MedicalCode", "codeValue"),   # eg-0222
-X
+    ("CategoryCodeSet", "hasCategoryCode", "cze", "CategoryCode", "codeValue"),   # eg-0318
     ("Book", "author", "SFO", "Thing", "name"),   # a code's shape means nothing where the class has no code
 ])
 def test_a_node_made_for_a_code_has_it_by_the_property_its_class_has_for_it(subject_class, prop, literal, cls,
