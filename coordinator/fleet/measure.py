@@ -73,9 +73,13 @@ class Run:
     stored: dict[str, dict[str, int]] = field(default_factory=dict)  # prefix -> {"objects", "bytes"}
     seconds: dict[str, float] = field(default_factory=dict)  # phase -> wall-clock seconds
     inputs: list[dict] = field(default_factory=list)  # per input: id, pages, objects and bytes by prefix
+    # the worker processes that committed an input (by the done markers): a process that never got a message
+    # never read the run's manifest (a small run on a busy machine can leave one idle)
+    working_processes: int = 0
 
     def to_json(self) -> dict:
         return {"archives": self.archives, "pages": self.pages, "worker_processes": self.worker_processes,
+                "working_processes": self.working_processes,
                 "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
                 "requests": self.requests, "stored": self.stored, "inputs": self.inputs}
 
@@ -158,6 +162,7 @@ def _one_run(plan: Plan, endpoint: str, copies: int) -> Run:
             run.requests[phase] = rows(proxy.phase_calls(phase))
             if phase == "extract":
                 _check_committed(s3, len(inputs))
+                run.working_processes = _working_processes(s3)
         proxy.phase = "after"
     run.stored, run.inputs = _stored(s3)
     run.pages = sum(r["pages"] for r in run.inputs)
@@ -197,6 +202,12 @@ def _check_committed(s3, expected: int) -> None:
         names = ", ".join(failed) or "none recorded"
         raise MeasureError(f"measure: {done} of {expected} inputs committed (failed: {names}): "
                            "measure archives that extract without error")
+
+
+def _working_processes(s3) -> int:
+    """How many worker processes committed an input: the distinct writers of the done markers."""
+    return len({json.loads(s3.get_object(Bucket=OUTPUT_BUCKET, Key=o["Key"])["Body"].read())["worker"]
+                for o in _objects(s3, "run/done/")})
 
 
 def _stored(s3) -> tuple[dict[str, dict[str, int]], list[dict]]:

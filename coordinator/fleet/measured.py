@@ -36,6 +36,12 @@ class Rate:
         """Made once per worker process (start-up, idle tail), not once per run."""
         return self.phase == "extract"
 
+    @property
+    def per_working_process(self) -> bool:
+        """Made once per worker process that handles an input, not at its start: a worker touches S3 only for a
+        message (the run's manifest, read with its first input). At crawl scale every process handles some."""
+        return self.per_process and self.service == "s3"
+
 
 @dataclass(frozen=True)
 class Storage:
@@ -89,8 +95,9 @@ def fit(doc: dict) -> Measured:
             once = na - slope * small["archives"]
             if slope < 0 or once < 0:  # noise (an idle poll more or less): all of it made once
                 slope, once = 0.0, float(max(na, nb))
-            if phase == "extract":
-                once /= large["worker_processes"]
+            if phase == "extract":   # per process; S3's per process that worked (a file without the count: all)
+                working = large.get("working_processes") or large["worker_processes"]
+                once /= working if key[0] == "s3" else large["worker_processes"]
             chunks = b.get(key, a.get(key))[1]
             rates.append(Rate(phase, *key, per_archive=slope, once=once, chunks_per_request=chunks))
     queue = doc.get("queue", {})
