@@ -131,12 +131,13 @@ def test_ctrl_c_at_random_moments_always_stops_the_run_and_a_rerun_commits_each_
 
 
 def test_ctrl_c_in_the_first_moments_is_python_s_start_up_or_quadfleet_s_one_line(tmp_path):
-    """Interrupts every few milliseconds of a run's first half second: each ends as CPython's start-up ends (the
-    only outcome with a traceback, and then before anything is written) or as quadfleet's ``interrupted`` line,
-    from its first import on."""
+    """Interrupts in a run's first second (every 10 ms of its first 100, where CPython starts, then every 100 ms):
+    each ends as CPython's start-up ends (the only outcome with a traceback, and then before anything is written)
+    or as quadfleet's ``interrupted`` line, from its first import on."""
     archive = corpus_path("warc-real-misc", "dolma-sample-0000.warc.gz")
     outcomes = []
-    for i, delay in enumerate(d / 200 for d in range(0, 100, 5)):
+    delays = [d / 100 for d in range(10)] + [d / 10 for d in range(1, 10)]   # every 10 ms, then every 100 ms
+    for i, delay in enumerate(delays):
         out = tmp_path / f"out-{i}"
         proc = subprocess.Popen([*installed_command(), "extract", str(archive), "--out", str(out), "--processes",
                                  "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
