@@ -24,7 +24,9 @@ def main() -> int:
 
         # Held back while the command loads: an interrupt landing in the import machinery's own callbacks is
         # printed as "Exception ignored" and lost (the run then went on). Held, it is raised below, once.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        hold = getattr(signal, "pthread_sigmask", None)   # (POSIX; elsewhere, not held)
+        if hold is not None:
+            hold(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             from .worker import allocator
 
@@ -35,7 +37,8 @@ def main() -> int:
                 return 2
             from .cli.main import main as run
         finally:   # (unblocked, not restored: a restarted process inherits the block this one made)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})   # (one pending is raised here)
+            if hold is not None:
+                hold(signal.SIG_UNBLOCK, {signal.SIGINT})   # (one pending is raised here)
         status = run()
     except KeyboardInterrupt:
         print("quadfleet: interrupted", file=sys.stderr)
