@@ -66,15 +66,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", type=Path, default=LABELS)
     args = ap.parse_args(argv)
     labels = precision.load_labels(args.labels) if args.labels.exists() else {}
+    markups = list(pages(args.release))   # (read and parsed once: the profile, the evidence and the counts use them)
     listing: list = []
-    counts = corpus_profile.profile(listing, pages(args.release))
+    counts = corpus_profile.profile(listing, markups)
     if args.candidates:
-        out = precision.candidates({"now": listing}, labels, pages(args.release))
+        out = precision.candidates({"now": listing}, labels, markups)
         args.candidates.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in out), encoding="utf-8")
         print(f"wrote {args.candidates}: {len(out)} items, {sum(1 for x in out if not x.get('verdict'))} "
               "without a verdict")
         return 0
-    by_syntax = Counter(page_id.rsplit("/", 1)[1] for page_id, _, _ in pages(args.release))
+    by_syntax = Counter(page_id.rsplit("/", 1)[1] for page_id, _, _ in markups)
     print(f"examples' markup: {counts['pages']:,} ({', '.join(f'{k} {v:,}' for k, v in sorted(by_syntax.items()))}); "
           f"with schema.org data {counts['pages_checked']:,}; schema.org quads {counts['quads']:,}, "
           f"entities {counts['entities']:,}")
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     print("findings per kind: " + ", ".join(f"{k} {n:,}" for k, n in counts["kinds"].most_common()))
     print("repairs per rule: " + ", ".join(f"{k} {n:,}" for k, n in counts["rules"].most_common()))
     table = precision.precision(precision.items(listing), labels)
-    print(precision._table(table))
+    print(precision.table(table))
     judged = [r for r in table.values() if r["right"] + r["wrong"]]
     right, wrong = sum(r["right"] for r in judged), sum(r["wrong"] for r in judged)
     print(f"all items: {right} right, {wrong} wrong, {sum(r['unlabelled'] for r in table.values())} unlabelled: "

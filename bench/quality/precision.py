@@ -152,7 +152,7 @@ def candidates(listings: dict[str, list[dict]], labels: dict[tuple, dict], sourc
     return out
 
 
-def _table(rows: dict[tuple[str, str], dict]) -> str:
+def table(rows: dict[tuple[str, str], dict]) -> str:
     lines = [f"{'':7} {'kind or rule':22} {'items':>6} {'right':>6} {'wrong':>6} {'unlabelled':>10} {'precision':>9}"]
     for (what, name), r in rows.items():
         p = "-" if r["precision"] is None else f"{100 * r['precision']:.1f}%"
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         listing = []
         quality_profile.profile(listing)
-    print(_table(precision(items(listing), labels)))
+    print(table(precision(items(listing), labels)))
     return 0
 
 

@@ -6,7 +6,7 @@ archive, per HTML page and once. :mod:`.cost` prices what the fit says a crawl m
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .requests import Billing, billing
@@ -95,11 +95,12 @@ def fit(doc: dict) -> Measured:
             once = na - slope * small["archives"]
             if slope < 0 or once < 0:  # noise (an idle poll more or less): all of it made once
                 slope, once = 0.0, float(max(na, nb))
-            if phase == "extract":   # per process; S3's per process that worked (a file without the count: all)
-                working = large.get("working_processes") or large["worker_processes"]
-                once /= working if key[0] == "s3" else large["worker_processes"]
-            chunks = b.get(key, a.get(key))[1]
-            rates.append(Rate(phase, *key, per_archive=slope, once=once, chunks_per_request=chunks))
+            rate = Rate(phase, *key, per_archive=slope, once=once, chunks_per_request=b.get(key, a.get(key))[1])
+            if rate.per_process:   # (a file measured before working_processes was kept: every process worked)
+                processes = (large.get("working_processes") or large["worker_processes"] if rate.per_working_process
+                             else large["worker_processes"])
+                rate = replace(rate, once=once / processes)
+            rates.append(rate)
     queue = doc.get("queue", {})
     return Measured({k: doc.get(k) for k in ("commit", "date", "archives", "enqueue_options")}, rates,
                     _storage(small, large), queue.get("visibility_timeout", 900), queue.get("wait_time_seconds", 20))

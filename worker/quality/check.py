@@ -317,18 +317,13 @@ def _literal_error(out: PageCheck, pred: _Predicate, s: str, rest: str, i: int, 
             out.repairable = True
             out.repair_at.append(i)
         return not advisory
-    if pred.quantity and (not full or pred.match is None):
-        out.findings.append(Finding(TEXT_FOR_QUANTITY, s, i, key, key))
-        return False
+    if pred.quantity:   # (a Duration's text, with ``full``: the advisory's form only if it is one)
+        bad = full and pred.match is not None and pred.match(lexical_form(rest).strip()) is None
+        out.findings.append(Finding(BAD_LEXICAL_FORM if bad else TEXT_FOR_QUANTITY, s, i, key, key))
+        return bad
     if not full:
         return False
     lexical = lexical_form(rest)
-    if pred.quantity:   # (a Duration's text: the advisory's form only if it is one)
-        if pred.match(lexical.strip()) is not None:
-            out.findings.append(Finding(TEXT_FOR_QUANTITY, s, i, key, key))
-            return False
-        out.findings.append(Finding(BAD_LEXICAL_FORM, s, i, key, key))
-        return True
     if gtin_ok(pred.gtin, lexical) if pred.gtin is not None else pred.match(lexical.strip()) is not None:
         return False
     out.findings.append(Finding(BAD_LEXICAL_FORM, s, i, key, key))

@@ -52,18 +52,21 @@ def literal_repair(info: PropertyInfo, lexical: str) -> tuple[str, str] | None:
         if enumerations().issuperset(info.range_classes):   # names no member: no node could stand for one,
             # but a GoodRelations value is the IRI schema.org lists as one (businessFunction's
             # ``http://purl.org/goodrelations/v1#LeaseOut``, deliveryMethod's, paymentMethod's, eligibleCustomerType's)
-            if value.startswith(_LISTED_VALUES) and _ABSOLUTE_URL.match(value):
-                written = iri(value)
-                return (LITERAL_TO_IRI, written[1:-1]) if written is not None else None
-            return None
+            return _url_repair(value) if value.startswith(_LISTED_VALUES) else None
     if placeholder(value) is not None:
         return None
     if value[:8].lower().startswith(("http://", "https://")):
-        written = iri(value) if _ABSOLUTE_URL.match(value) else None
-        return (LITERAL_TO_IRI, written[1:-1]) if written is not None else None   # (a space in it: not sure)
+        return _url_repair(value)
     if not any(c.isalpha() for c in value) or _REFERENCE.match(value):
         return None
     return LITERAL_TO_NODE, ""
+
+
+def _url_repair(value: str) -> tuple[str, str] | None:
+    """``literal-to-iri`` for an absolute URL that is a well-formed IRI; None for any other (a space in it: not
+    sure what was meant)."""
+    written = iri(value) if _ABSOLUTE_URL.match(value) else None
+    return (LITERAL_TO_IRI, written[1:-1]) if written is not None else None
 
 
 def schema_iri(info: PropertyInfo, lexical: str, found: tuple[str, str] | None) -> bool:

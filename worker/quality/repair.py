@@ -63,7 +63,8 @@ def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list, done: li
     """Write the repair of a literal given to an entity property; False (nothing written) where none applies."""
     graph_at = rest.rindex(" <")
     literal, tail = rest[:graph_at], rest[graph_at:]
-    found = literal_repair(info, lexical_form(rest))
+    lexical = lexical_form(rest)
+    found = literal_repair(info, lexical)
     if found is None:
         return False
     rule, target = found
@@ -77,7 +78,7 @@ def _fix_literal(s: str, p: str, rest: str, prop: str, info, out: list, done: li
         return True
     cls = common_class(info.range_classes)
     node = _node(s, p, rest)
-    label = label_property(cls, lexical_form(rest))
+    label = label_property(cls, lexical)
     out += [f"{s} {p} {node}{tail}", f"{node} {RDF_TYPE} <{CANONICAL}{cls}>{tail}",
             f"{node} {NAME if label == 'name' else f'<{CANONICAL}{label}>'} {literal}{tail}"]
     done.append(Repair("literal-to-node", s, prop, literal,
