@@ -211,3 +211,37 @@ def test_a_pool_process_killed_from_outside_fails_its_input_and_the_run_goes_on(
     assert len(list((out / "done").iterdir())) == 2
     (failed,) = (out / "errors").iterdir()
     assert "killed by SIGKILL" in failed.read_text()
+
+
+HELD_PROBE = """
+import os, signal, sys, weakref
+from quadfleet.worker import allocator
+import quadfleet.cli.main
+cli = sys.modules["quadfleet.cli.main"]   # (the package's ``main`` is the function: the module is asked for)
+
+def preload():   # a Ctrl-C that lands while the import machinery runs a callback of its own (a weakref's)
+    class Module:
+        pass
+    def callback(_):
+        os.kill(os.getpid(), signal.SIGINT)
+        total = 0
+        for i in range(200_000):   # (Python bytecode: where a delivered SIGINT is raised, and, in a callback, lost)
+            total += i
+    module = Module()
+    ref = weakref.ref(module, callback)
+    del module
+
+allocator.preload = preload
+cli.main = lambda: print("the command ran") or 0
+from quadfleet.launch import main
+sys.exit(main())
+"""
+
+
+def test_an_interrupt_while_the_command_loads_is_held_and_raised_once_loaded():
+    """While the command loads, an interrupt that lands in a callback of the import machinery (a weakref's, as
+    importlib's module locks use) was printed as "Exception ignored" and lost: the command then ran. Held back
+    until the command is loaded, it stops the command before it runs: quadfleet's one line, exit 130."""
+    done = subprocess.run([sys.executable, "-c", HELD_PROBE], capture_output=True, text=True, timeout=60)
+    assert "the command ran" not in done.stdout, done.stderr
+    assert (done.returncode, done.stderr) == (130, "quadfleet: interrupted\n")
