@@ -224,9 +224,10 @@ class Fleet:
 
     def counts(self, url: str) -> tuple[int, int]:
         """(visible, in flight) messages of a queue."""
-        attrs = self.sqs.get_queue_attributes(QueueUrl=url, AttributeNames=[
-            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
-        return int(attrs["ApproximateNumberOfMessages"]), int(attrs["ApproximateNumberOfMessagesNotVisible"])
+        from quadfleet.worker.queue.sqs import queue_counts
+
+        counts = queue_counts(self.sqs, url)
+        return counts["visible"], counts["in_flight"]
 
     def receive_all(self, url: str, hold: int = 30) -> list[dict]:
         """Take every visible message (hidden for ``hold`` s), with attributes and receive counts."""

@@ -32,7 +32,8 @@ from ...worker.errors import QuadfleetError
 from ...worker.output.layout import done_key
 from ...worker.output.scratch import RunScratch
 from ...worker.pipeline.process import hostname, record_failure
-from ..engine import RunResult, announce, begin_run, fold, output_store, progress_display, run_one, scratch_base
+from ..engine import (RunResult, announce, begin_run, failed, fold, output_store, progress_display, run_one,
+                      scratch_base)
 from ..interrupts import term_interrupts
 from ..screen import lines
 
@@ -52,12 +53,7 @@ def extract_task(job: tuple[InputSpec, str, dict]) -> tuple[str, dict | None, st
     try:
         scratch = RunScratch(scratch_base(out))
     except OSError as exc:
-        reason = f"no scratch directory on {hostname()}: {exc}"
-        try:
-            record_failure(spec, output_store(out), reason)
-        except (OSError, QuadfleetError):
-            pass
-        return spec.id, None, reason
+        return failed(spec, output_store(out), f"no scratch directory on {hostname()}: {exc}")
     with scratch:
         return run_one(spec, out, str(scratch.path), config_json)
 

@@ -130,7 +130,7 @@ def selection_spec(uri: str, ranges) -> InputSpec:
     found = content_id(uri[7:]) if uri.startswith("file://") else None
     if found is None:
         return InputSpec(uri=uri, id=by_location, ranges=ranges)
-    return InputSpec(uri=uri, id=found + by_location[by_location.rindex("-sel-"):], ranges=ranges,
+    return InputSpec(uri=uri, id=selection_id(uri, ranges, found), ranges=ranges,
                      aliases=(by_location,))
 
 

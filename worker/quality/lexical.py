@@ -40,12 +40,13 @@ def _pattern(datatypes: frozenset[str]) -> re.Pattern | None:
     check (a Distance's text, ``"5 cm"``) accepts any."""
     if any(d not in _PATTERNS for d in datatypes):
         return None
-    alternatives = [_PATTERNS[d] for d in sorted(datatypes) if d in _PATTERNS]
+    alternatives = [_PATTERNS[d] for d in sorted(datatypes)]
     return re.compile("(?:" + "|".join(alternatives) + r")\Z") if alternatives else None
 
 
 def checkable(datatypes: frozenset[str]) -> bool:
-    """Whether any of ``datatypes`` has a lexical form to check."""
+    """Whether ``datatypes`` have a lexical form to check: every one of them has one (else any string may be
+    right, and there is nothing to check)."""
     return _pattern(datatypes) is not None
 
 
