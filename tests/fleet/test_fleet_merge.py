@@ -427,3 +427,23 @@ def test_awaited_names_the_tasks_a_job_waits_for_at_each_stage():
     assert names() == ["subsets-plan Product", "subsets-finish Event"]
     dest.published = {"Place", "Event", "Product"}
     assert names() == ["subsets-finish Place"]
+
+
+def test_a_job_left_by_a_finish_killed_while_it_removed_it_is_removed_by_the_next_command(fleet, extracted):
+    """The finish task writes DEST/summary.json, then removes the job, job.json last: killed in between, it leaves
+    job.json alone under DEST/.merge/ (the merge soak saw it on CI). The next command finds every class merged, and
+    removes what is left of the job instead of leaving it for good."""
+    out_dir, local = extracted
+    for path in sorted(p for p in out_dir.rglob("*") if p.is_file()):
+        fleet.put("out", f"left/{path.relative_to(out_dir).as_posix()}", path)
+    dest = "s3://out/left-merged"
+    for path in sorted(p for p in local.rglob("*") if p.is_file()):
+        fleet.put("out", f"left-merged/{path.relative_to(local).as_posix()}", path)
+    job = f".merge/{fleet.json(dest, 'summary.json')['fingerprint'][:20]}"
+    fleet.s3.put_object(Bucket="out", Key=f"left-merged/{job}/job.json", Body=b'{"kind": "subsets"}')
+    assert f"{job}/job.json" in fleet.keys(dest)
+    url, dlq = fleet.create_queue("left")
+    res = fleet.cli("subsets", "s3://out/left", "--out", dest, "--queue-url", url, *MERGE, timeout=120)
+    assert res.returncode == 0 and "already merged" in res.stderr, res.stderr
+    assert not any(k.startswith(".merge/") for k in fleet.keys(dest)), sorted(fleet.keys(dest))
+    assert fleet.counts(url) == (0, 0) and fleet.counts(dlq) == (0, 0)

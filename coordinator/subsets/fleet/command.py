@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from ...screen import plural
-from .job import POLL, progress, start
+from .job import POLL, job_url, progress, start
 from .stages import maybe_json, remove_job
 from .watch import GaveUp, Watch, awaited, look_at_queue, stall_seconds
 from ..datasets import NO_CLASS, SubsetsError, prepare
@@ -35,6 +35,11 @@ def run_on_fleet(out: str, dest: str, opts, queue_url: str, wait: bool, console,
         groups = plan.inputs.groups(plan.opts.memory_bytes)
     say_skipped(console, plan.skipped, plan.notes, "made" if kind == "tables" else "merged")
     if plan.everything:
+        from ....worker.output.s3 import S3Store
+
+        leftover = S3Store(job_url(dest, plan.fingerprint))   # (a finish killed while it removed the job)
+        if leftover.exists("job.json"):
+            remove_job(leftover)
         console.print(f"every class of {out} is already merged in {dest}", markup=False, highlight=False)
         return 0
     groups = list(groups)
@@ -128,6 +133,10 @@ def _wait(job: str, out: str, dest: str, fingerprint: str, console, show_progres
                               highlight=False, soft_wrap=True)
             return 1
         if state["finished"]:
+            if state["groups"]:   # job.json still there: the last finish was killed while it removed the job
+                from ....worker.output.s3 import S3Store
+
+                remove_job(S3Store(job))
             console.print(f"{plural(len(shown), 'class', 'classes')} merged on the fleet into {dest} "
                           f"({time.monotonic() - started:.1f} s)", markup=False, highlight=False)
             return 0
